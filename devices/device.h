@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * devices/device.h: the contract between MTMI and the devices.
+ *
+ * A byte device (self, tcp, later shm) moves frames: a fixed-size header
+ * that MTMI fills, followed by a payload. The device never looks inside
+ * the header except for its first 8 bytes, the payload length. Incoming
+ * frames go up through the mtmi_dev_* upcalls declared at the end: the
+ * device hands MTMI the header, MTMI says where the payload goes (a posted
+ * receive buffer, so that large payloads land with no staging copy), the
+ * device fills it and reports the frame done.
+ *
+ * One device serves each peer; the choice is made at connect time from
+ * the business cards (michi_dev_for_peer[]), not per message.
+ */
+#ifndef MICHI_DEVICE_H
+#define MICHI_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "michi.h"
+
+/* Every frame starts with a header of this size; its first 8 bytes are
+ * the payload length (uint64_t, host order: byte devices only connect
+ * hosts of one byte order, checked in the handshake). */
+#define MICHI_FRAME_HDR_SIZE 48
+
+static inline uint64_t michi_frame_payload_len(const void *hdr)
+{
+	return *(const uint64_t *)hdr;
+}
+
+/*
+ * What the bootstrap knows about the job, handed to every device at init.
+ * The key-value calls reach the PMI client without devices including any
+ * mpi/ header: put before fence, get after it.
+ */
+struct michi_job {
+	int rank;              /* this process in the world */
+	int size;              /* processes in the world */
+	int local_rank;        /* among processes on this host */
+	int local_size;
+	int appnum;
+	const char *hostname;  /* host identity (launcher's name for the host) */
+	uint8_t key[16];       /* the job's 128-bit key, same on every rank */
+	int *host_of;          /* host index of every rank, filled after fence */
+
+	michi_status_t (*kvs_put)(const char *key, const char *val);
+	michi_status_t (*kvs_fence)(void);
+	/* val gets the value; returns MICHI_ERR_PMI when the key is absent */
+	michi_status_t (*kvs_get)(int from_rank, const char *key, char *val, size_t len);
+};
+
+/* Receive side of a frame: where the payload goes, filled by MTMI. */
+struct michi_rx {
+	void *buf;      /* destination, or NULL to discard the whole payload */
+	size_t cap;     /* bytes that fit at buf; the rest of the payload is discarded */
+	void *cookie;   /* MTMI's, handed back in mtmi_dev_recv_done() */
+};
+
+struct michi_device {
+	const char *name;
+	/* Called once in MPI_Init before the fence: open endpoints, put the
+	 * business card in the key-value space. */
+	michi_status_t (*init)(struct michi_job *job);
+	/* After the fence: cards of all ranks readable. Connections still open lazily. */
+	michi_status_t (*post_fence)(struct michi_job *job);
+	/* Finish pending sends (bounded in time), close everything. */
+	michi_status_t (*finalize)(void);
+	/*
+	 * Send one frame: iov[0] is the header (MICHI_FRAME_HDR_SIZE bytes,
+	 * may live on the caller's stack: copy it if it cannot go out now),
+	 * iov[1..] the payload, total payload bytes = header's length.
+	 * Returns MICHI_OK when every byte left (payload buffers reusable),
+	 * MICHI_INPROGRESS when the device queued the rest: it then calls
+	 * mtmi_dev_send_done(cookie, status) exactly once later, from
+	 * progress. <0 on an immediate error (recorded with michi_err()).
+	 * Frames to one peer leave in the order of the send calls.
+	 */
+	michi_status_t (*send)(int peer, const struct iovec *iov, int iovcnt, void *cookie);
+	/* Make progress on every connection without blocking; returns the
+	 * number of events handled (0 when idle), <0 on a fatal error. */
+	int (*progress)(void);
+	/* A file descriptor that becomes readable when progress would find
+	 * work (epoll set, eventfd), or -1: lets a waiting rank sleep. */
+	int (*wait_fd)(void);
+	/* Largest payload that MTMI should send eagerly through this device. */
+	size_t eager_limit;
+};
+
+/* The device that serves each world rank, filled at init. */
+extern struct michi_device **michi_dev_for_peer;
+extern struct michi_device *michi_devices[];   /* NULL-terminated table */
+
+/* Bring up the devices, choose one per peer (MICHI_DEVICE forces one). */
+michi_status_t michi_devices_init(struct michi_job *job);
+michi_status_t michi_devices_finalize(void);
+/* Poll every active device; returns events handled. */
+int michi_devices_progress(void);
+/* Block until some device may have work or timeout_ms passes. */
+void michi_devices_block(int timeout_ms);
+
+extern struct michi_device michi_device_self;
+extern struct michi_device michi_device_tcp;
+
+/* ---- upcalls into MTMI, called by devices from their progress --------- */
+
+/* A frame's header arrived from peer; MTMI fills rx. */
+void mtmi_dev_recv_hdr(int peer, const void *hdr, struct michi_rx *rx);
+/* The payload of that frame is in rx->buf (min(len, cap) bytes). */
+void mtmi_dev_recv_done(int peer, struct michi_rx *rx);
+/* A send that returned MICHI_INPROGRESS finished (st 0) or failed (<0). */
+void mtmi_dev_send_done(void *cookie, michi_status_t st);
+/* peer's connection is gone: fail everything that involves it. The
+ * reason was recorded with michi_err(). */
+void mtmi_dev_peer_failed(int peer, michi_status_t st);
+
+#endif

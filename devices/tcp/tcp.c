@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * devices/tcp/tcp.c: the tcp byte device's entry points: init (listening
+ * socket, epoll set, business card), progress, finalize, and its ops
+ * table.
+ *
+ * Finalize is orderly in three bounded steps: flush every queued frame
+ * (connecting where needed), send each connected peer a goodbye frame and
+ * shut down our write side, then read until every peer's EOF. A peer's
+ * EOF after its goodbye, or at any time during our own finalize, is not a
+ * failure.
+ */
+#include "config.h"
+#include "tcp.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+struct tcp_state tcp;
+
+static size_t tcp_eager_limit = 65536;
+MICHI_TUNABLE(tcp_eager_limit, "tcp_eager_limit", MICHI_T_SIZE, "65536",
+	      MICHI_LEVEL_TUNER, "largest message tcp sends eagerly (bytes)");
+static double tcp_finalize_timeout = 10.0;
+MICHI_TUNABLE(tcp_finalize_timeout, "tcp_finalize_timeout", MICHI_T_DOUBLE, "10",
+	      MICHI_LEVEL_TUNER, "seconds finalize waits to flush queued tcp frames and "
+	      "for peers to close");
+
+/* epoll_wait on the set and handle what it reports. */
+static int tcp_poll(int timeout_ms)
+{
+	struct epoll_event ev[32];
+	int i, n;
+
+	n = epoll_wait(tcp.epfd, ev, 32, timeout_ms);
+	for (i = 0; i < n; i++)
+		tcp_conn_event(ev[i].data.ptr, ev[i].events);
+	if (unlikely(tcp.timed.timed_next != &tcp.timed || tcp.n_retrying))
+		tcp_conn_timers();
+	if (unlikely(tcp.n_notify))
+		tcp_peer_notify();
+	if (unlikely(tcp.dead))
+		tcp_conn_reap();
+	return n > 0 ? n : 0;
+}
+
+static int tcp_progress(void)
+{
+	return tcp_poll(0);
+}
+
+static int tcp_wait_fd(void)
+{
+	return tcp.epfd;
+}
+
+static michi_status_t tcp_init(struct michi_job *job)
+{
+	char key[32], card[512];
+	michi_status_t st;
+	int i;
+
+	michi_tunables_load();
+	if (tcp_rbuf_size < 4096)
+		tcp_rbuf_size = 4096;
+	memset(&tcp, 0, sizeof(tcp));
+	tcp.job = job;
+	tcp.rank = job->rank;
+	tcp.size = job->size;
+	tcp.all_local = job->local_size == job->size;
+	tcp.timed.timed_next = tcp.timed.timed_prev = &tcp.timed;
+	tcp.peers = calloc((size_t)job->size, sizeof(*tcp.peers));
+	if (!tcp.peers)
+		return michi_err(MICHI_ERR_NOMEM, "tcp: no memory for %d peers", job->size);
+	for (i = 0; i < job->size; i++)
+		tcp.peers[i].fast_fd = -1;
+	tcp.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (tcp.epfd < 0) {
+		st = michi_err(MICHI_ERR_IO, "tcp: epoll_create1: %m");
+		goto err_free_peers;
+	}
+	st = tcp_conn_listen();
+	if (st < 0)
+		goto err_close_epoll;
+	st = tcp_iface_card(tcp.port, tcp.all_local, card, sizeof(card));
+	if (st < 0)
+		goto err_close_listener;
+	snprintf(key, sizeof(key), "tcp-%d", tcp.rank);
+	st = job->kvs_put(key, card);
+	if (st < 0) {
+		michi_err(st, "tcp: cannot publish business card %s=%s", key, card);
+		goto err_close_listener;
+	}
+	michi_debug("tcp: rank %d card %s", tcp.rank, card);
+	michi_device_tcp.eager_limit = tcp_eager_limit;
+	tcp.inited = 1;
+	return MICHI_OK;
+
+err_close_listener:
+	close(tcp.listener.fd);
+err_close_epoll:
+	close(tcp.epfd);
+err_free_peers:
+	free(tcp.peers);
+	tcp.peers = NULL;
+	return st;
+}
+
+static michi_status_t tcp_post_fence(struct michi_job *job)
+{
+	/* cards are read on first connect: a rank talks to few peers */
+	return MICHI_OK;
+}
+
+static int tcp_busy_sending(void)
+{
+	int i;
+
+	for (i = 0; i < tcp.size; i++) {
+		struct tcp_peer *p = &tcp.peers[i];
+
+		if (p->sq_head && (p->state == TCP_PEER_UP || p->state == TCP_PEER_CONNECTING))
+			return 1;
+	}
+	return 0;
+}
+
+/* A peer that said goodbye sends nothing more: closing on it now cannot
+ * reset a stream with unread bytes, so only the others are waited for. */
+static int tcp_any_open(void)
+{
+	int i;
+
+	for (i = 0; i < tcp.size; i++)
+		if (tcp.peers[i].conn && !tcp.peers[i].conn->goodbye)
+			return 1;
+	return 0;
+}
+
+static void tcp_say_goodbye(void)
+{
+	static const uint64_t bye[MICHI_FRAME_HDR_SIZE / 8] = { TCP_GOODBYE_LEN };
+	struct iovec iov = { (void *)bye, MICHI_FRAME_HDR_SIZE };
+	int i;
+
+	for (i = 0; i < tcp.size; i++) {
+		struct tcp_peer *p = &tcp.peers[i];
+
+		if (p->state != TCP_PEER_UP || !p->conn)
+			continue;
+		if (tcp_send_queue(p, &iov, 1, 0, NULL, 1) == MICHI_INPROGRESS)
+			tcp_send_flush(p);
+	}
+}
+
+static michi_status_t tcp_finalize(void)
+{
+	double deadline;
+	michi_status_t st = MICHI_OK;
+	int i;
+
+	if (!tcp.inited)
+		return MICHI_OK;
+	deadline = michi_wtime() + tcp_finalize_timeout;
+	tcp.finalizing = TCP_FIN_FLUSH;
+	while (tcp_busy_sending() && michi_wtime() < deadline)
+		tcp_poll(10);
+	tcp.finalizing = TCP_FIN_CLOSE;
+	tcp_say_goodbye();
+	while (tcp_busy_sending() && michi_wtime() < deadline)
+		tcp_poll(10);
+	for (i = 0; i < tcp.size; i++)
+		if (tcp.peers[i].conn && !tcp.peers[i].sq_head)
+			shutdown(tcp.peers[i].conn->fd, SHUT_WR);
+	while (tcp_any_open() && michi_wtime() < deadline)
+		tcp_poll(10);
+
+	for (i = 0; i < tcp.size; i++) {
+		struct tcp_peer *p = &tcp.peers[i];
+		int left = 0;
+		struct tcp_sendq *q;
+
+		for (q = p->sq_head; q; q = q->next)
+			left += !q->internal;
+		if (left) {
+			st = michi_err(MICHI_ERR_PEER, "rank %d finalize: %d frames to rank %d not sent "
+				       "within %g s", tcp.rank, left, i, tcp_finalize_timeout);
+		}
+		tcp_send_fail_queue(p, MICHI_ERR_PEER);
+		if (p->conn)
+			tcp_conn_close(p->conn);
+		if (p->out)
+			tcp_conn_close(p->out);
+	}
+	while (tcp.timed.timed_next != &tcp.timed)
+		tcp_conn_close(tcp.timed.timed_next);
+	tcp_conn_reap();
+	close(tcp.listener.fd);
+	close(tcp.epfd);
+	free(tcp.peers);
+	memset(&tcp, 0, sizeof(tcp));
+	return st;
+}
+
+struct michi_device michi_device_tcp = {
+	.name = "tcp",
+	.init = tcp_init,
+	.post_fence = tcp_post_fence,
+	.finalize = tcp_finalize,
+	.send = tcp_send,
+	.progress = tcp_progress,
+	.wait_fd = tcp_wait_fd,
+	.eager_limit = 65536,
+};

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * devices/tcp/tcp.h: private state of the tcp byte device.
+ *
+ * One listening socket and one epoll set per process. Each world rank
+ * has a struct tcp_peer (its send queue, connect state, the connection in
+ * use); each socket has a struct tcp_conn (handshake and receive state).
+ * A peer owns at most one connection that carries frames; during a
+ * simultaneous connect a second one may exist for a moment until the
+ * handshake settles which one wins (tcp_conn.c).
+ *
+ * Wire format after the handshake: frames of a 48-byte header (first 8
+ * bytes: payload length, host order) and the payload. A header whose
+ * length is TCP_GOODBYE_LEN is the device's own goodbye: the sender is in
+ * finalize and its EOF that follows is orderly, not a failure.
+ */
+#ifndef MICHI_TCP_H
+#define MICHI_TCP_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "device.h"
+#include "michi.h"
+
+#define TCP_MAX_ADDRS   8
+#define TCP_GOODBYE_LEN UINT64_MAX
+#define TCP_HELLO_MAGIC "MICHI"
+#define TCP_VERSION     1
+#define TCP_BOM         0x01020304u
+#define TCP_SENDQ_IOV   64   /* iovecs gathered per sendmsg when flushing */
+
+/* First bytes on every new connection, connector to acceptor. */
+struct tcp_hello {
+	char magic[6];        /* "MICHI\0" */
+	uint16_t version;
+	uint32_t bom;         /* TCP_BOM in the sender's byte order */
+	uint8_t key[16];      /* the job key */
+	int32_t rank;         /* connector's world rank */
+	uint32_t pad;
+};
+
+enum tcp_reply_status {
+	TCP_REPLY_OK = 0,
+	TCP_REPLY_DUPLICATE = 1,  /* lost a simultaneous connect: not an error */
+	TCP_REPLY_BADKEY = 2,
+	TCP_REPLY_BADRANK = 3,
+	TCP_REPLY_GONE = 4,       /* acceptor is finalizing or failed us */
+};
+
+/* Acceptor's answer. */
+struct tcp_reply {
+	char magic[6];
+	uint16_t version;
+	int32_t status;       /* enum tcp_reply_status */
+	int32_t rank;         /* acceptor's world rank */
+};
+
+enum tcp_conn_state {
+	TCP_CONN_CONNECTING,  /* nonblocking connect in flight */
+	TCP_CONN_WAIT_REPLY,  /* hello sent, waiting for the acceptor */
+	TCP_CONN_WAIT_HELLO,  /* accepted, waiting for the connector's hello */
+	TCP_CONN_UP,          /* carries frames */
+	TCP_CONN_CLOSED,      /* on the dead list, freed at the end of progress */
+	TCP_CONN_LISTEN,
+};
+
+struct tcp_conn {
+	int fd;
+	int state;
+	int peer;             /* world rank; -1 until the hello names it */
+	int outgoing;
+	int abandoned;        /* our connect lost a simultaneous connect */
+	int goodbye;          /* peer sent its goodbye: EOF is orderly */
+	int eof;
+	uint32_t events;      /* epoll mask now registered */
+	double deadline;      /* handshake/connect deadline */
+	char name[64];        /* remote "a.b.c.d:port", for messages */
+
+	/* receive state: rbuf[rpos, rlen) is unparsed */
+	char *rbuf;
+	size_t rpos, rlen;
+	int rx_active;        /* a payload is being received */
+	uint64_t rx_len, rx_got, rx_ulen;  /* ulen = min(len, cap) */
+	struct michi_rx rx;
+	uint64_t hdr[MICHI_FRAME_HDR_SIZE / 8];
+
+	struct tcp_conn *timed_next, *timed_prev;  /* conns with a deadline */
+	struct tcp_conn *dead_next;
+};
+
+/* One queued frame; iov[cur..iovcnt) is what is left to write. */
+struct tcp_sendq {
+	struct tcp_sendq *next;
+	void *cookie;
+	int internal;         /* device's own frame: no send_done upcall */
+	int cur, iovcnt;
+	uint64_t hdr[MICHI_FRAME_HDR_SIZE / 8];
+	struct iovec iov[];
+};
+
+enum tcp_peer_state {
+	TCP_PEER_IDLE,        /* never connected */
+	TCP_PEER_CONNECTING,
+	TCP_PEER_UP,
+	TCP_PEER_DONE,        /* said goodbye: orderly closed */
+	TCP_PEER_FAILED,
+};
+
+struct tcp_peer {
+	/* hot: the socket when up and nothing is queued, else -1 */
+	int fast_fd;
+	int state;
+	struct tcp_conn *conn;    /* the connection that carries frames */
+	struct tcp_conn *out;     /* our connect attempt, until it settles */
+	struct tcp_sendq *sq_head, *sq_tail;
+	michi_status_t fail_st;
+	int notify_failed;        /* mtmi_dev_peer_failed still to be called */
+
+	/* connect: addresses from the card, tried in order */
+	int naddr, addr_idx, retrying;
+	struct sockaddr_in addrs[TCP_MAX_ADDRS];
+	double connect_start, retry_at, backoff;
+	int last_errno;
+	char last_addr[64];
+};
+
+/* tcp_state.finalizing: flush first, then refuse new connections */
+enum tcp_fin {
+	TCP_FIN_NO = 0,
+	TCP_FIN_FLUSH,        /* sending what is queued; EOFs are orderly */
+	TCP_FIN_CLOSE,        /* goodbyes sent; new connections refused */
+};
+
+struct tcp_state {
+	struct michi_job *job;
+	int rank, size;
+	int epfd;
+	int all_local;            /* every rank on this host */
+	uint16_t port;
+	struct tcp_conn listener;
+	struct tcp_peer *peers;
+	struct tcp_conn timed;    /* list head of conns with deadlines */
+	int n_retrying;           /* peers waiting for a connect retry */
+	int n_notify;             /* peers with a pending peer_failed upcall */
+	struct tcp_conn *dead;
+	int finalizing;           /* enum tcp_fin */
+	int inited;
+};
+
+extern struct tcp_state tcp;
+
+/* tunables shared between the files */
+extern size_t tcp_rbuf_size;
+extern double tcp_connect_timeout;
+extern double tcp_handshake_timeout;
+
+/* tcp_iface.c */
+michi_status_t tcp_iface_card(uint16_t port, int all_local, char *card, size_t len);
+michi_status_t tcp_iface_bind_addr(int all_local, struct in_addr *addr);
+int tcp_iface_is_loopback(struct in_addr a);
+int tcp_iface_forced(void);
+
+/* tcp_conn.c */
+michi_status_t tcp_conn_listen(void);
+void tcp_conn_event(struct tcp_conn *c, uint32_t events);
+void tcp_conn_close(struct tcp_conn *c);
+void tcp_conn_reap(void);
+void tcp_conn_timers(void);
+void tcp_conn_set_events(struct tcp_conn *c, uint32_t events);
+michi_status_t tcp_peer_connect(int peer);
+void tcp_peer_fail(int peer, michi_status_t st);
+void tcp_peer_notify(void);
+void tcp_peer_lost(struct tcp_conn *c, int err);
+
+/* tcp_send.c */
+michi_status_t tcp_send(int peer, const struct iovec *iov, int iovcnt, void *cookie);
+michi_status_t tcp_send_queue(struct tcp_peer *p, const struct iovec *iov,
+			      int iovcnt, size_t sent, void *cookie, int internal);
+void tcp_send_flush(struct tcp_peer *p);
+void tcp_send_fail_queue(struct tcp_peer *p, michi_status_t st);
+
+/* tcp_recv.c */
+void tcp_recv_event(struct tcp_conn *c);
+void tcp_recv_parse(struct tcp_conn *c);
+
+static inline struct tcp_peer *tcp_peer_of(int rank)
+{
+	return &tcp.peers[rank];
+}
+
+#endif

@@ -1,0 +1,692 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * devices/tcp/tcp_conn.c: connections of the tcp device: listening,
+ * lazy connect with retries, the handshake, and losing a peer.
+ *
+ * Handshake: the connector sends struct tcp_hello (magic, version,
+ * byte-order mark, job key, its rank) and sends no frame until the
+ * acceptor's struct tcp_reply says OK; the acceptor may send frames right
+ * behind its reply. Anything else on a fresh socket (wrong key, garbage,
+ * silence past tcp_handshake_timeout) closes that socket with a warning
+ * naming the remote address; the job goes on.
+ *
+ * Simultaneous connect (both ranks connect to each other at once): the
+ * connection initiated by the lower rank wins. An acceptor that has its
+ * own attempt to the same peer in flight accepts the incoming one if the
+ * peer's rank is lower (and abandons its own, which the peer will reject
+ * as a duplicate), else rejects it as a duplicate. Frames are queued per
+ * peer, never per socket, and only written on the winning connection, so
+ * none is lost or reordered whichever socket wins.
+ */
+#include "config.h"
+#include "tcp.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+double tcp_connect_timeout = 10.0;
+MICHI_TUNABLE(tcp_connect_timeout, "tcp_connect_timeout", MICHI_T_DOUBLE, "10",
+	      MICHI_LEVEL_USER, "seconds to keep retrying a refused or unreachable tcp peer");
+double tcp_handshake_timeout = 5.0;
+MICHI_TUNABLE(tcp_handshake_timeout, "tcp_handshake_timeout", MICHI_T_DOUBLE, "5",
+	      MICHI_LEVEL_TUNER, "seconds a new tcp connection may take to complete its handshake");
+static size_t tcp_sockbuf;
+MICHI_TUNABLE(tcp_sockbuf, "tcp_sockbuf", MICHI_T_SIZE, "0", MICHI_LEVEL_TUNER,
+	      "SO_SNDBUF/SO_RCVBUF of tcp sockets (bytes); 0 keeps Linux autotuning, "
+	      "which grows up to net.ipv4.tcp_wmem/tcp_rmem");
+
+/* ---- sockets and the connection list ---------------------------------- */
+
+static void tcp_conn_timed_add(struct tcp_conn *c, double timeout)
+{
+	c->deadline = michi_wtime() + timeout;
+	c->timed_next = tcp.timed.timed_next;
+	c->timed_prev = &tcp.timed;
+	tcp.timed.timed_next->timed_prev = c;
+	tcp.timed.timed_next = c;
+}
+
+static void tcp_conn_timed_del(struct tcp_conn *c)
+{
+	if (!c->timed_next)
+		return;
+	c->timed_prev->timed_next = c->timed_next;
+	c->timed_next->timed_prev = c->timed_prev;
+	c->timed_next = c->timed_prev = NULL;
+}
+
+void tcp_conn_set_events(struct tcp_conn *c, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = c };
+
+	if (c->events == events || c->state == TCP_CONN_CLOSED)
+		return;
+	if (epoll_ctl(tcp.epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
+		c->events = events;
+	else
+		michi_warn("tcp: epoll_ctl on connection to %s: %m", c->name);
+}
+
+static void tcp_sock_opts(int fd)
+{
+	int one = 1, sz = (int)tcp_sockbuf;
+
+	/* small frames must not wait for Nagle; keepalive finds dead hosts */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	if (sz > 0) {
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	}
+}
+
+static struct tcp_conn *tcp_conn_new(int fd, int state, int peer, const struct sockaddr_in *sa)
+{
+	struct tcp_conn *c = calloc(1, sizeof(*c));
+	struct epoll_event ev;
+	char ip[INET_ADDRSTRLEN] = "?";
+
+	if (!c)
+		goto err;
+	c->rbuf = malloc(tcp_rbuf_size);
+	if (!c->rbuf)
+		goto err_free_conn;
+	c->fd = fd;
+	c->state = state;
+	c->peer = peer;
+	c->outgoing = state == TCP_CONN_CONNECTING;
+	inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip));
+	snprintf(c->name, sizeof(c->name), "%s:%u", ip, ntohs(sa->sin_port));
+	c->events = EPOLLIN | (c->outgoing ? EPOLLOUT : 0);
+	ev.events = c->events;
+	ev.data.ptr = c;
+	if (epoll_ctl(tcp.epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+		goto err_free_rbuf;
+	tcp_conn_timed_add(c, tcp_handshake_timeout);
+	return c;
+
+err_free_rbuf:
+	free(c->rbuf);
+err_free_conn:
+	free(c);
+err:
+	michi_warn("tcp: cannot set up a connection: %m");
+	return NULL;
+}
+
+/* Close now; free at the end of progress (an event for c may be pending). */
+void tcp_conn_close(struct tcp_conn *c)
+{
+	if (c->state == TCP_CONN_CLOSED)
+		return;
+	tcp_conn_timed_del(c);
+	epoll_ctl(tcp.epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	c->fd = -1;
+	c->state = TCP_CONN_CLOSED;
+	c->dead_next = tcp.dead;
+	tcp.dead = c;
+}
+
+void tcp_conn_reap(void)
+{
+	while (tcp.dead) {
+		struct tcp_conn *c = tcp.dead;
+
+		tcp.dead = c->dead_next;
+		free(c->rbuf);
+		free(c);
+	}
+}
+
+michi_status_t tcp_conn_listen(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t salen = sizeof(sa);
+	struct epoll_event ev;
+	int fd, one = 1;
+
+	tcp.timed.timed_next = tcp.timed.timed_prev = &tcp.timed;
+	tcp_iface_bind_addr(tcp.all_local, &sa.sin_addr);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return michi_err(MICHI_ERR_IO, "tcp: socket: %m");
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 1024) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &salen) != 0) {
+		michi_err(MICHI_ERR_IO, "tcp: cannot listen on an ephemeral port: %m");
+		goto err_close;
+	}
+	tcp.port = ntohs(sa.sin_port);
+	tcp.listener.fd = fd;
+	tcp.listener.state = TCP_CONN_LISTEN;
+	tcp.listener.peer = -1;
+	snprintf(tcp.listener.name, sizeof(tcp.listener.name), "listener:%u", tcp.port);
+	ev.events = EPOLLIN;
+	ev.data.ptr = &tcp.listener;
+	if (epoll_ctl(tcp.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		michi_err(MICHI_ERR_IO, "tcp: epoll_ctl: %m");
+		goto err_close;
+	}
+	return MICHI_OK;
+
+err_close:
+	close(fd);
+	return MICHI_ERR_IO;
+}
+
+static void tcp_conn_accept(void)
+{
+	for (;;) {
+		struct sockaddr_in sa;
+		socklen_t salen = sizeof(sa);
+		int fd = accept4(tcp.listener.fd, (struct sockaddr *)&sa, &salen,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+			    errno != ECONNABORTED)
+				michi_warn("tcp: accept: %m");
+			return;
+		}
+		tcp_sock_opts(fd);
+		if (!tcp_conn_new(fd, TCP_CONN_WAIT_HELLO, -1, &sa))
+			close(fd);
+	}
+}
+
+/* ---- connecting ------------------------------------------------------- */
+
+static void tcp_peer_retry_later(struct tcp_peer *p, double delay);
+
+/* Fill p->addrs from the peer's business card. */
+static michi_status_t tcp_peer_card(int peer)
+{
+	struct tcp_peer *p = tcp_peer_of(peer);
+	struct michi_job *job = tcp.job;
+	char key[32], card[1024], orig[1024], *s, *save = NULL;
+	int same_host, port = 0;
+	michi_status_t st;
+
+	snprintf(key, sizeof(key), "tcp-%d", peer);
+	st = job->kvs_get(peer, key, card, sizeof(card));
+	if (st < 0)
+		return michi_err(st, "rank %d cannot reach rank %d: no tcp business card (%s)",
+				 tcp.rank, peer, key);
+	snprintf(orig, sizeof(orig), "%s", card);
+	same_host = job->host_of ? job->host_of[peer] == job->host_of[tcp.rank] : tcp.all_local;
+	p->naddr = 0;
+	for (s = strtok_r(card, ",", &save); s && p->naddr < TCP_MAX_ADDRS;
+	     s = strtok_r(NULL, ",", &save)) {
+		struct sockaddr_in *sa = &p->addrs[p->naddr];
+		char *colon = strrchr(s, ':');
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		port = atoi(colon + 1);
+		memset(sa, 0, sizeof(*sa));
+		sa->sin_family = AF_INET;
+		sa->sin_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET, s, &sa->sin_addr) != 1)
+			continue;
+		/* loopback on another host is some other machine's loopback */
+		if (!same_host && tcp_iface_is_loopback(sa->sin_addr))
+			continue;
+		p->naddr++;
+	}
+	/* same host: loopback reaches the peer's wildcard listener fastest */
+	if (same_host && !tcp_iface_forced() && p->naddr && p->naddr < TCP_MAX_ADDRS &&
+	    !tcp_iface_is_loopback(p->addrs[0].sin_addr)) {
+		memmove(&p->addrs[1], &p->addrs[0], sizeof(p->addrs[0]) * (size_t)p->naddr);
+		p->addrs[0].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		p->naddr++;
+	}
+	if (!p->naddr)
+		return michi_err(MICHI_ERR_PEER,
+				 "rank %d cannot reach rank %d: its tcp card '%s' has no address usable from %s",
+				 tcp.rank, peer, orig, michi_hostname());
+	return MICHI_OK;
+}
+
+/* Start a nonblocking connect to the next address of the card. */
+static void tcp_peer_attempt(int peer)
+{
+	struct tcp_peer *p = tcp_peer_of(peer);
+
+	while (p->addr_idx < p->naddr) {
+		struct sockaddr_in *sa = &p->addrs[p->addr_idx];
+		char ip[INET_ADDRSTRLEN];
+		int fd;
+
+		inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip));
+		snprintf(p->last_addr, sizeof(p->last_addr), "%s:%u", ip, ntohs(sa->sin_port));
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0) {
+			p->last_errno = errno;
+			break;
+		}
+		tcp_sock_opts(fd);
+		if (connect(fd, (struct sockaddr *)sa, sizeof(*sa)) == 0 || errno == EINPROGRESS) {
+			p->out = tcp_conn_new(fd, TCP_CONN_CONNECTING, peer, sa);
+			if (p->out) {
+				double end = p->connect_start + tcp_connect_timeout;
+
+				/* the last attempt ends with the connect timeout */
+				if (p->out->deadline > end)
+					p->out->deadline = end;
+				return;
+			}
+			p->last_errno = ENOMEM;
+		} else {
+			p->last_errno = errno;
+		}
+		close(fd);
+		p->addr_idx++;
+	}
+	tcp_peer_retry_later(p, 0);
+}
+
+/* Every address failed this round: back off, or give up after the timeout. */
+static void tcp_peer_retry_later(struct tcp_peer *p, double delay)
+{
+	int peer = (int)(p - tcp.peers);
+	double now = michi_wtime();
+
+	if (now - p->connect_start >= tcp_connect_timeout ||
+	    tcp.finalizing == TCP_FIN_CLOSE) {
+		michi_status_t st = michi_err(MICHI_ERR_PEER,
+			"rank %d cannot reach rank %d at %s: %s (after %g s)", tcp.rank, peer,
+			p->last_addr, strerror(p->last_errno ? p->last_errno : ETIMEDOUT),
+			now - p->connect_start);
+
+		tcp_peer_fail(peer, st);
+		return;
+	}
+	if (delay <= 0) {
+		delay = p->backoff;
+		p->backoff = p->backoff * 2 < 1.0 ? p->backoff * 2 : 1.0;
+	}
+	p->retry_at = now + delay;
+	p->addr_idx = 0;
+	if (!p->retrying) {
+		p->retrying = 1;
+		tcp.n_retrying++;
+	}
+}
+
+static void tcp_peer_retry_clear(struct tcp_peer *p)
+{
+	if (p->retrying) {
+		p->retrying = 0;
+		tcp.n_retrying--;
+	}
+}
+
+/* First send to peer: connect lazily. */
+michi_status_t tcp_peer_connect(int peer)
+{
+	struct tcp_peer *p = tcp_peer_of(peer);
+	michi_status_t st;
+
+	if (peer < 0 || peer >= tcp.size || peer == tcp.rank)
+		return michi_err(MICHI_ERR_INVAL, "tcp: rank %d asked to connect to rank %d (world has %d)",
+				 tcp.rank, peer, tcp.size);
+	st = tcp_peer_card(peer);
+	if (st < 0) {
+		tcp_peer_fail(peer, st);
+		return st;
+	}
+	p->state = TCP_PEER_CONNECTING;
+	p->connect_start = michi_wtime();
+	p->backoff = 0.01;
+	p->addr_idx = 0;
+	tcp_peer_attempt(peer);
+	return p->state == TCP_PEER_FAILED ? p->fail_st : MICHI_OK;
+}
+
+/* Our connect attempt c failed with err: try the next address. */
+static void tcp_conn_out_failed(struct tcp_conn *c, int err)
+{
+	int peer = c->peer;
+	struct tcp_peer *p = tcp_peer_of(peer);
+	int abandoned = c->abandoned;
+
+	michi_debug("tcp: connect to rank %d at %s failed: %s", peer, c->name, strerror(err));
+	tcp_conn_close(c);
+	if (abandoned)
+		return;
+	p->out = NULL;
+	if (p->state != TCP_PEER_CONNECTING)
+		return;
+	p->last_errno = err;
+	snprintf(p->last_addr, sizeof(p->last_addr), "%s", c->name);
+	p->addr_idx++;
+	tcp_peer_attempt(peer);
+}
+
+static void tcp_conn_connected(struct tcp_conn *c)
+{
+	struct tcp_hello h = { .magic = TCP_HELLO_MAGIC, .version = TCP_VERSION,
+			       .bom = TCP_BOM, .rank = tcp.rank };
+	socklen_t len = sizeof(int);
+	int err = 0;
+
+	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+		err = errno;
+	if (err) {
+		tcp_conn_out_failed(c, err);
+		return;
+	}
+	memcpy(h.key, tcp.job->key, sizeof(h.key));
+	/* a fresh socket's send buffer takes 36 bytes whole */
+	if (send(c->fd, &h, sizeof(h), MSG_NOSIGNAL) != (ssize_t)sizeof(h)) {
+		tcp_conn_out_failed(c, errno ? errno : EIO);
+		return;
+	}
+	c->state = TCP_CONN_WAIT_REPLY;
+	tcp_conn_set_events(c, EPOLLIN);
+}
+
+/* ---- handshake -------------------------------------------------------- */
+
+/* c carries frames for its peer from now on. */
+static void tcp_conn_up(struct tcp_conn *c)
+{
+	struct tcp_peer *p = tcp_peer_of(c->peer);
+
+	tcp_conn_timed_del(c);
+	c->state = TCP_CONN_UP;
+	if (p->out == c)
+		p->out = NULL;
+	p->conn = c;
+	p->state = TCP_PEER_UP;
+	tcp_peer_retry_clear(p);
+	michi_debug("tcp: rank %d connected to rank %d via %s (%s)", tcp.rank, c->peer,
+		    c->name, c->outgoing ? "outgoing" : "incoming");
+	tcp_send_flush(p);
+	if (c->state == TCP_CONN_UP && c->rpos < c->rlen)
+		tcp_recv_parse(c);
+}
+
+static void tcp_conn_reply(struct tcp_conn *c, int status)
+{
+	struct tcp_reply r = { .magic = TCP_HELLO_MAGIC, .version = TCP_VERSION,
+			       .status = status, .rank = tcp.rank };
+
+	if (send(c->fd, &r, sizeof(r), MSG_NOSIGNAL) != (ssize_t)sizeof(r))
+		michi_debug("tcp: reply to %s: %m", c->name);
+}
+
+static void tcp_conn_reject(struct tcp_conn *c, int status, const char *why)
+{
+	if (status == TCP_REPLY_BADKEY || status == TCP_REPLY_BADRANK)
+		michi_warn("tcp: rejecting connection from %s: %s", c->name, why);
+	else if (status == TCP_REPLY_GONE)
+		michi_debug("tcp: rejecting rank %d from %s: %s", c->peer, c->name, why);
+	else
+		michi_debug("tcp: simultaneous connect with rank %d: keeping the connection "
+			    "rank %d initiated, closing %s", c->peer,
+			    c->peer < tcp.rank ? c->peer : tcp.rank, c->name);
+	tcp_conn_reply(c, status);
+	tcp_conn_close(c);
+}
+
+static void tcp_conn_hello_in(struct tcp_conn *c)
+{
+	struct tcp_hello h;
+	struct tcp_peer *p;
+	char why[96];
+
+	memcpy(&h, c->rbuf, sizeof(h));
+	c->rpos = sizeof(h);
+	if (h.version != TCP_VERSION || h.bom != TCP_BOM) {
+		snprintf(why, sizeof(why), "version %u or byte order %#x differs from ours (%u, %#x)",
+			 h.version, h.bom, TCP_VERSION, TCP_BOM);
+		tcp_conn_reject(c, TCP_REPLY_BADKEY, why);
+		return;
+	}
+	if (memcmp(h.key, tcp.job->key, sizeof(h.key)) != 0) {
+		tcp_conn_reject(c, TCP_REPLY_BADKEY, "job key differs (a process of another job?)");
+		return;
+	}
+	if (h.rank < 0 || h.rank >= tcp.size || h.rank == tcp.rank) {
+		snprintf(why, sizeof(why), "claims rank %d in a world of %d", h.rank, tcp.size);
+		tcp_conn_reject(c, TCP_REPLY_BADRANK, why);
+		return;
+	}
+	p = tcp_peer_of(h.rank);
+	c->peer = h.rank;
+	if (p->state == TCP_PEER_FAILED || p->state == TCP_PEER_DONE ||
+	    tcp.finalizing == TCP_FIN_CLOSE) {
+		tcp_conn_reject(c, TCP_REPLY_GONE, "rank is failed or finalized");
+		return;
+	}
+	if (p->conn) {
+		tcp_conn_reject(c, TCP_REPLY_DUPLICATE, "duplicate");
+		return;
+	}
+	if (p->out) {
+		/* simultaneous connect: the lower rank's connection wins */
+		if (h.rank > tcp.rank) {
+			tcp_conn_reject(c, TCP_REPLY_DUPLICATE, "duplicate");
+			return;
+		}
+		michi_debug("tcp: simultaneous connect with rank %d: its connection wins", h.rank);
+		p->out->abandoned = 1;
+		p->out = NULL;
+	}
+	tcp_conn_reply(c, TCP_REPLY_OK);
+	tcp_conn_up(c);
+}
+
+static void tcp_conn_reply_in(struct tcp_conn *c)
+{
+	struct tcp_peer *p = tcp_peer_of(c->peer);
+	struct tcp_reply r;
+	michi_status_t st;
+
+	memcpy(&r, c->rbuf, sizeof(r));
+	c->rpos = sizeof(r);
+	if (memcmp(r.magic, TCP_HELLO_MAGIC, sizeof(r.magic)) != 0 || r.rank != c->peer) {
+		michi_warn("tcp: %s is not rank %d of this job (bad handshake reply)", c->name, c->peer);
+		tcp_conn_out_failed(c, EPROTO);
+		return;
+	}
+	if (c->abandoned) {
+		tcp_conn_close(c);
+		return;
+	}
+	switch (r.status) {
+	case TCP_REPLY_OK:
+		tcp_conn_up(c);
+		return;
+	case TCP_REPLY_DUPLICATE:
+		/* the peer's own connection wins and is on its way; retry only
+		 * if it does not show up */
+		tcp_conn_close(c);
+		p->out = NULL;
+		tcp_peer_retry_later(p, tcp_handshake_timeout);
+		return;
+	}
+	st = michi_err(MICHI_ERR_PEER, "rank %d cannot connect to rank %d at %s: %s", tcp.rank,
+		       c->peer, c->name,
+		       r.status == TCP_REPLY_BADKEY ? "rejected: job key or version differs" :
+		       r.status == TCP_REPLY_GONE ? "rejected: the peer is finalizing" :
+		       "rejected");
+	tcp_conn_close(c);
+	p->out = NULL;
+	tcp_peer_fail(c->peer, st);
+}
+
+/* Handshake bytes arrive on a fresh socket. */
+static void tcp_conn_hs_read(struct tcp_conn *c)
+{
+	size_t need = c->outgoing ? sizeof(struct tcp_reply) : sizeof(struct tcp_hello);
+	ssize_t n = read(c->fd, c->rbuf + c->rlen, tcp_rbuf_size - c->rlen);
+
+	if (n <= 0) {
+		int err = n == 0 ? ECONNRESET : errno;
+
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+			return;
+		if (c->outgoing) {
+			tcp_conn_out_failed(c, err);
+			return;
+		}
+		michi_warn("tcp: connection from %s closed before its handshake (%zu bytes sent)",
+			   c->name, c->rlen);
+		tcp_conn_close(c);
+		return;
+	}
+	c->rlen += (size_t)n;
+	if (memcmp(c->rbuf, TCP_HELLO_MAGIC, c->rlen < 6 ? c->rlen : 6) != 0) {
+		if (c->outgoing) {
+			michi_warn("tcp: %s answered with something that is not a michi handshake",
+				   c->name);
+			tcp_conn_out_failed(c, EPROTO);
+		} else {
+			tcp_conn_reject(c, TCP_REPLY_BADKEY, "not a michi handshake (bad magic)");
+		}
+		return;
+	}
+	if (c->rlen < need)
+		return;
+	if (c->outgoing)
+		tcp_conn_reply_in(c);
+	else
+		tcp_conn_hello_in(c);
+}
+
+/* ---- events, timers, failure ------------------------------------------ */
+
+void tcp_conn_event(struct tcp_conn *c, uint32_t events)
+{
+	switch (c->state) {
+	case TCP_CONN_UP:
+		if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+			tcp_recv_event(c);
+		if ((events & EPOLLOUT) && c->state == TCP_CONN_UP)
+			tcp_send_flush(tcp_peer_of(c->peer));
+		return;
+	case TCP_CONN_LISTEN:
+		tcp_conn_accept();
+		return;
+	case TCP_CONN_CONNECTING:
+		tcp_conn_connected(c);
+		return;
+	case TCP_CONN_WAIT_REPLY:
+	case TCP_CONN_WAIT_HELLO:
+		tcp_conn_hs_read(c);
+		return;
+	}
+}
+
+/* Deadlines of handshakes and connect retries; only runs while some exist. */
+void tcp_conn_timers(void)
+{
+	double now = michi_wtime();
+	struct tcp_conn *c, *next;
+	int i;
+
+	/* handling one may close others (upcalls send, a send may fail a
+	 * peer): start over after each, expired ones have left the list */
+	for (c = tcp.timed.timed_next; c != &tcp.timed; c = next) {
+		next = c->timed_next;
+		if (now < c->deadline)
+			continue;
+		next = tcp.timed.timed_next;
+		if (c->outgoing) {
+			tcp_conn_out_failed(c, ETIMEDOUT);
+		} else {
+			michi_warn("tcp: closing connection from %s: no handshake within %g s",
+				   c->name, tcp_handshake_timeout);
+			tcp_conn_close(c);
+		}
+	}
+	for (i = 0; tcp.n_retrying && i < tcp.size; i++) {
+		struct tcp_peer *p = &tcp.peers[i];
+
+		if (!p->retrying || now < p->retry_at)
+			continue;
+		tcp_peer_retry_clear(p);
+		if (p->state == TCP_PEER_CONNECTING && !p->conn && !p->out)
+			tcp_peer_attempt(i);
+	}
+}
+
+/* peer is gone: fail its queue now, tell MTMI from progress. */
+void tcp_peer_fail(int peer, michi_status_t st)
+{
+	struct tcp_peer *p = tcp_peer_of(peer);
+
+	if (p->state == TCP_PEER_FAILED)
+		return;
+	michi_debug("tcp: rank %d gives up on rank %d: %s", tcp.rank, peer, michi_err_msg());
+	p->state = TCP_PEER_FAILED;
+	p->fail_st = st;
+	p->fast_fd = -1;
+	tcp_peer_retry_clear(p);
+	if (p->conn)
+		tcp_conn_close(p->conn);
+	if (p->out)
+		tcp_conn_close(p->out);
+	p->conn = p->out = NULL;
+	p->notify_failed = 1;
+	tcp.n_notify++;
+	tcp_send_fail_queue(p, st);
+}
+
+void tcp_peer_notify(void)
+{
+	int i;
+
+	for (i = 0; tcp.n_notify && i < tcp.size; i++) {
+		struct tcp_peer *p = &tcp.peers[i];
+
+		if (!p->notify_failed)
+			continue;
+		p->notify_failed = 0;
+		tcp.n_notify--;
+		if (!tcp.finalizing)
+			mtmi_dev_peer_failed(i, p->fail_st);
+	}
+}
+
+/* EOF or an error on a connection that carried frames. */
+void tcp_peer_lost(struct tcp_conn *c, int err)
+{
+	int peer = c->peer;
+	struct tcp_peer *p = tcp_peer_of(peer);
+	michi_status_t st;
+
+	if (c->goodbye || tcp.finalizing) {
+		/* orderly: the peer said goodbye, or we are leaving. A reset
+		 * after a goodbye only means it closed with our frames unread */
+		c->eof = 1;
+		tcp_conn_close(c);
+		if (p->conn == c) {
+			p->conn = NULL;
+			p->fast_fd = -1;
+			if (p->state == TCP_PEER_UP)
+				p->state = TCP_PEER_DONE;
+		}
+		if (p->sq_head) {
+			st = michi_err(MICHI_ERR_PEER, "rank %d finalized with frames from rank %d still queued",
+				       peer, tcp.rank);
+			tcp_send_fail_queue(p, st);
+		}
+		return;
+	}
+	st = michi_err(MICHI_ERR_PEER, "rank %d lost its connection to rank %d at %s: %s",
+		       tcp.rank, peer, c->name,
+		       err ? strerror(err) : "closed by the peer (did the process exit?)");
+	tcp_peer_fail(peer, st);
+}

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * devices/tcp/tcp_recv.c: cutting the byte stream of a connection into
+ * frames and handing them to MTMI.
+ *
+ * Small frames: one read() per readiness into the connection's receive
+ * buffer, then every complete frame in it goes up (mtmi_dev_recv_hdr, copy
+ * of the payload bytes already buffered, mtmi_dev_recv_done). Large
+ * payloads: once the buffered bytes are used up, the rest is read with
+ * readv() straight into MTMI's buffer, the receive buffer behind it for
+ * whatever follows, so a large message lands with no staging copy. Bytes
+ * beyond rx.cap are read into the receive buffer and dropped.
+ *
+ * MTMI's upcalls may send (to any peer) but must not call the device's
+ * progress: the connection's receive state is in use during them.
+ */
+#include "config.h"
+#include "tcp.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+size_t tcp_rbuf_size = 65536;
+MICHI_TUNABLE(tcp_rbuf_size, "tcp_rbuf_size", MICHI_T_SIZE, "65536",
+	      MICHI_LEVEL_TUNER, "receive buffer per tcp connection (bytes, at least 4k)");
+
+static inline void tcp_recv_frame_done(struct tcp_conn *c)
+{
+	c->rx_active = 0;
+	mtmi_dev_recv_done(c->peer, &c->rx);
+}
+
+/* A header is complete at rbuf + rpos: ask MTMI where the payload goes. */
+static inline void tcp_recv_hdr(struct tcp_conn *c)
+{
+	uint64_t len;
+
+	memcpy(c->hdr, c->rbuf + c->rpos, MICHI_FRAME_HDR_SIZE);
+	c->rpos += MICHI_FRAME_HDR_SIZE;
+	len = c->hdr[0];
+	if (unlikely(len == TCP_GOODBYE_LEN)) {
+		c->goodbye = 1;
+		return;
+	}
+	c->rx.buf = NULL;
+	c->rx.cap = 0;
+	c->rx.cookie = NULL;
+	mtmi_dev_recv_hdr(c->peer, c->hdr, &c->rx);
+	c->rx_len = len;
+	c->rx_got = 0;
+	c->rx_ulen = c->rx.buf ? (c->rx.cap < len ? c->rx.cap : len) : 0;
+	c->rx_active = 1;
+	if (len == 0)
+		tcp_recv_frame_done(c);
+}
+
+/* Hand every complete frame in rbuf[rpos, rlen) to MTMI. */
+void tcp_recv_parse(struct tcp_conn *c)
+{
+	while (c->rpos < c->rlen && c->state == TCP_CONN_UP) {
+		size_t avail = c->rlen - c->rpos;
+		uint64_t take;
+
+		if (!c->rx_active) {
+			if (avail < MICHI_FRAME_HDR_SIZE)
+				break;
+			tcp_recv_hdr(c);
+			continue;
+		}
+		take = c->rx_len - c->rx_got;
+		if (take > avail)
+			take = avail;
+		if (c->rx_got < c->rx_ulen) {
+			uint64_t k = c->rx_ulen - c->rx_got;
+
+			memcpy((char *)c->rx.buf + c->rx_got, c->rbuf + c->rpos,
+			       k < take ? k : take);
+		}
+		c->rx_got += take;
+		c->rpos += take;
+		if (c->rx_got == c->rx_len)
+			tcp_recv_frame_done(c);
+	}
+	if (c->rpos == c->rlen) {
+		c->rpos = c->rlen = 0;
+	} else if (c->rpos && c->rlen - c->rpos < MICHI_FRAME_HDR_SIZE) {
+		/* a split header: move it to the front so the next read completes it */
+		memmove(c->rbuf, c->rbuf + c->rpos, c->rlen - c->rpos);
+		c->rlen -= c->rpos;
+		c->rpos = 0;
+	}
+}
+
+/*
+ * One read into the user's buffer (with rbuf behind it) when a payload is
+ * in progress and nothing is buffered, else one read into rbuf. Returns
+ * bytes read, 0 at EOF, -1 with errno.
+ */
+static inline ssize_t tcp_recv_read(struct tcp_conn *c, size_t *want)
+{
+	ssize_t n;
+
+	if (c->rx_active && c->rpos == c->rlen && c->rx_got < c->rx_ulen) {
+		size_t ulen = (size_t)(c->rx_ulen - c->rx_got);
+		struct iovec iov[2] = {
+			{ (char *)c->rx.buf + c->rx_got, ulen },
+			{ c->rbuf, tcp_rbuf_size },
+		};
+
+		c->rpos = c->rlen = 0;
+		*want = ulen + tcp_rbuf_size;
+		n = readv(c->fd, iov, 2);
+		if (n <= 0)
+			return n;
+		if ((size_t)n <= ulen) {
+			c->rx_got += (uint64_t)n;
+		} else {
+			c->rx_got += ulen;
+			c->rlen = (size_t)n - ulen;
+		}
+		if (c->rx_got == c->rx_len)
+			tcp_recv_frame_done(c);
+		return n;
+	}
+	*want = tcp_rbuf_size - c->rlen;
+	n = read(c->fd, c->rbuf + c->rlen, *want);
+	if (n > 0)
+		c->rlen += (size_t)n;
+	return n;
+}
+
+/* The socket of an established connection is readable. */
+void tcp_recv_event(struct tcp_conn *c)
+{
+	int i;
+
+	/* a short read means the socket is drained: level-triggered epoll
+	 * reports it again when more arrives, so small messages cost one
+	 * read per readiness; a full read loops (bounded, to stay fair) */
+	for (i = 0; i < 64; i++) {
+		size_t want;
+		ssize_t n = tcp_recv_read(c, &want);
+
+		if (unlikely(n <= 0)) {
+			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+				return;
+			if (n < 0 && errno == EINTR)
+				continue;
+			tcp_peer_lost(c, n == 0 ? 0 : errno);
+			return;
+		}
+		tcp_recv_parse(c);
+		if ((size_t)n < want || c->state != TCP_CONN_UP)
+			return;
+	}
+}

@@ -1,0 +1,1165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * launch/mpirun.c: mpirun / mpiexec, the launcher.
+ *
+ * Parses the command line (MPICH and Open MPI spellings, MPMD colon
+ * syntax), places the ranks in blocks over the hosts (-hosts, default this
+ * host) and starts one michi-proxy per host: a local one by fork with a
+ * socketpair as control stream, another host's through a command template
+ * (`ssh -x {host}`, `ip netns exec {host}`...) with --connect back to a
+ * TCP port of mpirun, authenticated by a cookie sent on its stdin. Then
+ * it is the job's judge: it completes fences across proxies, and on the
+ * first rank that exits non-zero, dies on a signal, calls abort or exits
+ * without finalize after init, it prints one line naming the rank, host
+ * and pid, tells every proxy to kill, and exits with that rank's code.
+ * SIGINT/SIGTERM/SIGHUP and --timeout end the job the same way.
+ */
+#include "config.h"
+#include "launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/time.h>
+
+static const char *launch_proxy_path = "";
+MICHI_TUNABLE(launch_proxy_path, "proxy", MICHI_T_STRING, "",
+	      MICHI_LEVEL_DEVELOPER,
+	      "path of michi-proxy (default: next to the mpirun binary)");
+
+static const char *launch_template = "ssh -x {host}";
+MICHI_TUNABLE(launch_template, "launch_template", MICHI_T_STRING, "ssh -x {host}",
+	      MICHI_LEVEL_USER,
+	      "command that starts michi-proxy on another host; {host} is replaced");
+
+static const char *launch_address = "";
+MICHI_TUNABLE(launch_address, "launch_address", MICHI_T_STRING, "",
+	      MICHI_LEVEL_USER,
+	      "address remote proxies connect back to (default: this host's name resolved)");
+
+static double launch_kill_grace = 0.5;
+MICHI_TUNABLE(launch_kill_grace, "kill_grace", MICHI_T_DOUBLE, "0.5",
+	      MICHI_LEVEL_USER,
+	      "seconds between SIGTERM and SIGKILL when mpirun ends a job");
+
+static double launch_connect_timeout = 30.0;
+MICHI_TUNABLE(launch_connect_timeout, "launch_connect_timeout", MICHI_T_DOUBLE, "30",
+	      MICHI_LEVEL_USER,
+	      "seconds a remote proxy may take to connect back to mpirun");
+
+struct mr_env {
+	char *name, *value;
+};
+
+struct mr_app {
+	int n;
+	int argc;
+	char **argv;
+	struct mr_env *env;
+	int nenv;
+};
+
+struct mr_kv {
+	char *key, *val;
+	int from;
+};
+
+/* One per host that holds ranks: ranks [first, first + n) run there. */
+struct mr_proxy {
+	pid_t pid;          /* the local proxy, or the template command (ssh) */
+	int ctl;            /* -1 until a remote proxy has connected */
+	struct pmi_wire_reader rd;
+	char host[256];
+	int first, n;
+	int local;
+	int in_fence, done, reaped;
+};
+
+static struct {
+	struct mr_app *apps;
+	int napps;
+	struct mr_env *genv;
+	int ngenv;
+	int label;
+	double timeout;
+	int size;
+	struct mr_proxy *proxies;
+	int nproxies;
+	pid_t *rank_pid;
+	int sigfd;
+	int aborting;      /* job is being killed */
+	int exit_code;     /* first failure's code, 0 if none */
+	double kill_deadline;
+	char kvsname[128];
+	char jobkey[33];
+	int nfence;
+	struct mr_kv *fence_kv;   /* puts of this fence, for the other proxies */
+	int nfence_kv;
+	const char *hosts;   /* -hosts list, NULL: this host only */
+	int ppn;
+	int listen_fd;
+	char cookie[33];
+	char address[300];   /* ADDR:PORT remote proxies connect to */
+} mr = { .listen_fd = -1 };
+
+/* ---- command line ----------------------------------------------------- */
+
+static void mr_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mpirun [options] [-n N] program [args] [: [-n N] program [args]]...\n"
+		"  -n, -np N            number of ranks for this program (default 1)\n"
+		"  -env VAR VAL         set VAR for this program's ranks\n"
+		"  -genv VAR VAL        set VAR for all ranks\n"
+		"  -x VAR[=VAL]         export VAR (with VAL, or its current value) to all ranks\n"
+		"  -l, --tag-output     prefix every output line with [rank]\n"
+		"  --timeout S          kill the job after S seconds (also MPIEXEC_TIMEOUT)\n"
+		"  -hosts H1[:N],H2...  run on these hosts (--host too), filling each with N\n"
+		"                       ranks (or -ppn N, or an even share), in order\n"
+		"  -ppn N               ranks per host\n"
+		"  --launch-template T  how to start a proxy on another host, {host} replaced\n"
+		"                       (default 'ssh -x {host}'; MICHI_LAUNCH_TEMPLATE)\n"
+		"  --launch-address A   address other hosts reach mpirun at (MICHI_LAUNCH_ADDRESS)\n"
+		"  -genvall, --oversubscribe, --allow-run-as-root: accepted, always in effect\n"
+		"  -h, --help           this text\n"
+		"  --version            print the version\n"
+		"Each rank gets PMI_FD/PMI_RANK/PMI_SIZE (PMI-1); stdin goes to rank 0\n"
+		"when rank 0 runs on this host.\n"
+		"Tunables (environment):\n");
+	michi_tunables_print(f, MICHI_LEVEL_DEVELOPER);
+}
+
+static int mr_bad(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "mpirun: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see mpirun --help)\n");
+	return -1;
+}
+
+static int mr_add_env(struct mr_env **list, int *n, const char *name,
+		      const char *value)
+{
+	struct mr_env *l = realloc(*list, (size_t)(*n + 1) * sizeof(**list));
+
+	if (!l)
+		return -1;
+	*list = l;
+	l[*n].name = strdup(name);
+	l[*n].value = strdup(value);
+	if (!l[*n].name || !l[*n].value)
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+static int mr_parse_count(const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 1000000)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int mr_parse_x(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char name[256];
+
+	if (eq) {
+		if (eq == arg || (size_t)(eq - arg) >= sizeof(name))
+			return mr_bad("bad -x argument '%s'", arg);
+		memcpy(name, arg, (size_t)(eq - arg));
+		name[eq - arg] = '\0';
+		return mr_add_env(&mr.genv, &mr.ngenv, name, eq + 1);
+	}
+	if (!getenv(arg))
+		return 0;   /* as Open MPI: nothing to export */
+	return mr_add_env(&mr.genv, &mr.ngenv, arg, getenv(arg));
+}
+
+static int mr_parse_timeout(const char *s)
+{
+	char *end;
+
+	errno = 0;
+	mr.timeout = strtod(s, &end);
+	if (errno || end == s || *end || mr.timeout < 0)
+		return mr_bad("bad timeout '%s': expected seconds", s);
+	return 0;
+}
+
+/* Returns 1 when the program should exit 0 (help, version), -1 on error. */
+static int mr_parse(int argc, char **argv)
+{
+	struct mr_app *a = NULL;
+	int i = 1;
+
+	while (i < argc) {
+		struct mr_app *na = realloc(mr.apps, (size_t)(mr.napps + 1) * sizeof(*na));
+
+		if (!na)
+			return mr_bad("%s", "out of memory");
+		mr.apps = na;
+		a = &mr.apps[mr.napps++];
+		memset(a, 0, sizeof(*a));
+		a->n = 1;
+		for (; i < argc && argv[i][0] == '-'; i++) {
+			const char *o = argv[i];
+			int has1 = i + 1 < argc, has2 = i + 2 < argc;
+
+			if (o[1] == '-' && o[2] != '\0')
+				o++;   /* --np == -np */
+			if (!strcmp(o, "-n") || !strcmp(o, "-np") || !strcmp(o, "-c")) {
+				if (!has1 || mr_parse_count(argv[i + 1], &a->n) < 0)
+					return mr_bad("%s needs a rank count >= 1", argv[i]);
+				i++;
+			} else if (!strcmp(o, "-env") || !strcmp(o, "-genv")) {
+				if (!has2)
+					return mr_bad("%s needs VAR and VALUE", argv[i]);
+				if (o[1] == 'e' ? mr_add_env(&a->env, &a->nenv, argv[i + 1], argv[i + 2]) :
+				    mr_add_env(&mr.genv, &mr.ngenv, argv[i + 1], argv[i + 2]))
+					return mr_bad("%s", "out of memory");
+				i += 2;
+			} else if (!strcmp(o, "-x")) {
+				if (!has1 || mr_parse_x(argv[i + 1]) < 0)
+					return mr_bad("%s needs VAR or VAR=VALUE", argv[i]);
+				i++;
+			} else if (!strcmp(o, "-l") || !strcmp(o, "-tag-output") ||
+				   !strcmp(o, "-prepend-rank")) {
+				mr.label = 1;
+			} else if (!strcmp(o, "-timeout")) {
+				if (!has1 || mr_parse_timeout(argv[i + 1]) < 0)
+					return -1;
+				i++;
+			} else if (!strcmp(o, "-hosts") || !strcmp(o, "-host")) {
+				if (!has1)
+					return mr_bad("%s needs a host list", argv[i]);
+				mr.hosts = argv[++i];
+			} else if (!strcmp(o, "-ppn")) {
+				if (!has1 || mr_parse_count(argv[i + 1], &mr.ppn) < 0)
+					return mr_bad("%s needs a count >= 1", argv[i]);
+				i++;
+			} else if (!strcmp(o, "-launch-template")) {
+				if (!has1)
+					return mr_bad("%s needs a command", argv[i]);
+				launch_template = argv[++i];
+			} else if (!strcmp(o, "-launch-address")) {
+				if (!has1)
+					return mr_bad("%s needs an address", argv[i]);
+				launch_address = argv[++i];
+			} else if (!strcmp(o, "-genvall") || !strcmp(o, "-oversubscribe") ||
+				   !strcmp(o, "-allow-run-as-root")) {
+				/* what these ask for is the default here: the
+				 * environment is inherited, oversubscription and
+				 * root are allowed */
+			} else if (!strcmp(o, "-h") || !strcmp(o, "-help")) {
+				mr_usage(stdout);
+				return 1;
+			} else if (!strcmp(o, "-version") || !strcmp(o, "-V")) {
+				printf("mpirun (Michi MPI) %s\n", LAUNCH_VERSION);
+				return 1;
+			} else {
+				return mr_bad("unknown option '%s'", argv[i]);
+			}
+		}
+		if (i >= argc || !strcmp(argv[i], ":"))
+			return mr_bad("%s", "missing program name");
+		a->argv = &argv[i];
+		while (i < argc && strcmp(argv[i], ":"))
+			i++, a->argc++;
+		if (i < argc) {
+			i++;   /* the colon */
+			if (i >= argc)
+				return mr_bad("%s", "nothing after ':'");
+		}
+	}
+	if (mr.napps == 0) {
+		mr_usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- starting the proxy ----------------------------------------------- */
+
+static int mr_proxy_path(char *buf, size_t len)
+{
+	ssize_t n;
+	char *slash;
+
+	if (launch_proxy_path && *launch_proxy_path) {
+		snprintf(buf, len, "%s", launch_proxy_path);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", buf, len - 32);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (!slash)
+		return -1;
+	strcpy(slash + 1, "michi-proxy");
+	if (access(buf, X_OK) == 0)
+		return 0;
+	/* a libtool build keeps binaries in .libs/: look one level up */
+	*slash = '\0';
+	slash = strrchr(buf, '/');
+	if (slash && strcmp(slash, "/.libs") == 0) {
+		strcpy(slash + 1, "michi-proxy");
+		if (access(buf, X_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+static int mr_remote_start(struct mr_proxy *p, const char *path);
+
+static int mr_proxy_start(struct mr_proxy *p, int with_stdin)
+{
+	char path[PATH_MAX], num[24];
+	int sv[2];
+	pid_t pid, parent = getpid();
+
+	if (mr_proxy_path(path, sizeof(path)) < 0) {
+		fprintf(stderr, "mpirun: cannot find michi-proxy next to mpirun (set MICHI_PROXY)\n");
+		return -1;
+	}
+	if (pmi_wire_reader_init(&p->rd, LAUNCH_CTL_LINE_MAX) < 0)
+		return -1;
+	if (!p->local)
+		return mr_remote_start(p, path);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		fprintf(stderr, "mpirun: socketpair failed: %m\n");
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "mpirun: fork failed: %m\n");
+		return -1;
+	}
+	if (pid == 0) {
+		sigset_t none;
+		int fd = fcntl(sv[1], F_DUPFD, 3);   /* without CLOEXEC */
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(127);
+		if (!with_stdin) {
+			int nul = open("/dev/null", O_RDONLY);
+
+			if (nul >= 0 && nul != 0) {
+				dup2(nul, 0);
+				close(nul);
+			}
+		}
+		snprintf(num, sizeof(num), "%d", fd);
+		execl(path, "michi-proxy", "--control-fd", num, (char *)NULL);
+		fprintf(stderr, "mpirun: cannot run %s: %m\n", path);
+		_exit(127);
+	}
+	close(sv[1]);
+	p->pid = pid;
+	p->ctl = sv[0];
+	return 0;
+}
+
+/* Split the template at spaces, {host} replaced; no shell involved. */
+static char **mr_template_argv(const char *host, const char *path)
+{
+	size_t cap = 8, n = 0;
+	char **av = calloc(cap, sizeof(*av));
+	char *t = strdup(launch_template), *save = NULL, *w;
+
+	if (!av || !t)
+		goto err;
+	for (w = strtok_r(t, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		char buf[1024], *h;
+		size_t bl = 0;
+
+		while ((h = strstr(w, "{host}"))) {
+			bl += (size_t)snprintf(buf + bl, sizeof(buf) - bl, "%.*s%s",
+					       (int)(h - w), w, host);
+			if (bl >= sizeof(buf))
+				goto err;
+			w = h + 6;
+		}
+		snprintf(buf + bl, sizeof(buf) - bl, "%s", w);
+		if (n + 5 > cap) {
+			char **na = realloc(av, (cap *= 2) * sizeof(*av));
+
+			if (!na)
+				goto err;
+			av = na;
+		}
+		if (!(av[n++] = strdup(buf)))
+			goto err;
+	}
+	av[n++] = strdup(path);
+	av[n++] = strdup("--connect");
+	av[n++] = strdup(mr.address);
+	av[n] = NULL;
+	free(t);
+	return av;
+err:
+	free(t);
+	free(av);   /* the strings leak: mpirun is about to exit */
+	return NULL;
+}
+
+/* A proxy on another host: run the template, hand it the cookie on stdin,
+ * and wait for it to connect back (mr_accept). */
+static int mr_remote_start(struct mr_proxy *p, const char *path)
+{
+	char **av = mr_template_argv(p->host, path);
+	char line[64];
+	int in[2], len;
+	pid_t pid, parent = getpid();
+
+	if (!av || pipe2(in, O_CLOEXEC) < 0) {
+		fprintf(stderr, "mpirun: cannot prepare the start of a proxy on %s\n", p->host);
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "mpirun: fork failed: %m\n");
+		return -1;
+	}
+	if (pid == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent || dup2(in[0], 0) < 0)
+			_exit(127);
+		execvp(av[0], av);
+		fprintf(stderr, "mpirun: cannot run '%s' to reach host %s: %m\n", av[0], p->host);
+		_exit(127);
+	}
+	close(in[0]);
+	len = snprintf(line, sizeof(line), "%s:%d\n", mr.cookie, (int)(p - mr.proxies));
+	if (pmi_wire_write_all(in[1], line, (size_t)len) < 0)
+		michi_debug("cookie for %s not delivered: %s", p->host, michi_err_msg());
+	close(in[1]);
+	p->pid = pid;
+	p->ctl = -1;
+	return 0;
+}
+
+static int mr_send(struct mr_proxy *p, struct pmi_wire_out *o)
+{
+	if (p->ctl < 0)
+		return -1;
+	if (launch_ctl_send(p->ctl, o) < 0) {
+		michi_debug("mpirun: control write to proxy on %s failed: %s",
+			    p->host, michi_err_msg());
+		return -1;
+	}
+	return 0;
+}
+
+static int mr_send_env(struct mr_proxy *p, const struct mr_env *e)
+{
+	char *line;
+	size_t cap = 3 * (strlen(e->name) + strlen(e->value)) + 64;
+	struct pmi_wire_out o;
+	int rc;
+
+	if (cap > LAUNCH_CTL_LINE_MAX) {
+		fprintf(stderr, "mpirun: environment value of %s is too long\n", e->name);
+		return -1;
+	}
+	line = malloc(cap);
+	if (!line)
+		return -1;
+	pmi_wire_begin(&o, line, cap, "env");
+	launch_add_text(&o, "name", e->name);
+	launch_add_text(&o, "value", e->value);
+	rc = mr_send(p, &o);
+	free(line);
+	return rc;
+}
+
+/*
+ * MPICH's node map, (vector,(first_node,node_count,ranks_per_node),...):
+ * ranks are placed in blocks, so equal neighbours merge. Empty if it does
+ * not fit a value (MPICH then works without it).
+ */
+static void mr_process_mapping(char *map, size_t len)
+{
+	size_t n = (size_t)snprintf(map, len, "(vector");
+	int i = 0;
+
+	while (i < mr.nproxies && n < len) {
+		int j = i;
+
+		while (j + 1 < mr.nproxies && mr.proxies[j + 1].n == mr.proxies[i].n)
+			j++;
+		n += (size_t)snprintf(map + n, len - n, ",(%d,%d,%d)", i, j - i + 1,
+				      mr.proxies[i].n);
+		i = j + 1;
+	}
+	if (n + 2 > len)
+		map[0] = '\0';
+	else
+		strcat(map, ")");
+}
+
+/* The job as one proxy sees it: its slice of every app context. */
+static int mr_send_job(struct mr_proxy *p)
+{
+	char line[PMI_WIRE_LINE_MAX], map[PMI_WIRE_VAL_MAX];
+	struct pmi_wire_out o;
+	int i, j, first = 0;
+
+	pmi_wire_begin(&o, line, sizeof(line), "job");
+	pmi_wire_add(&o, "kvsname", mr.kvsname);
+	pmi_wire_add_int(&o, "size", mr.size);
+	pmi_wire_add_int(&o, "universe", mr.size);
+	pmi_wire_add_int(&o, "label", mr.label);
+	pmi_wire_add_int(&o, "grace_ms", (long)(launch_kill_grace * 1000));
+	/* mpirun's stdin reaches only a proxy forked here */
+	pmi_wire_add_int(&o, "stdin_rank", p->local && p->first == 0 ? 0 : -1);
+	if (mr_send(p, &o) < 0)
+		return -1;
+	pmi_wire_begin(&o, line, sizeof(line), "kv");
+	pmi_wire_add(&o, "key", PMI_WIRE_JOB_KEY);
+	pmi_wire_add(&o, "value", mr.jobkey);
+	if (mr_send(p, &o) < 0)
+		return -1;
+	mr_process_mapping(map, sizeof(map));
+	if (map[0]) {
+		pmi_wire_begin(&o, line, sizeof(line), "kv");
+		pmi_wire_add(&o, "key", "PMI_process_mapping");
+		pmi_wire_add(&o, "value", map);
+		if (mr_send(p, &o) < 0)
+			return -1;
+	}
+	for (i = 0; i < mr.napps; i++) {
+		struct mr_app *a = &mr.apps[i];
+		int lo = first > p->first ? first : p->first;
+		int hi = first + a->n < p->first + p->n ? first + a->n : p->first + p->n;
+
+		first += a->n;
+		if (lo >= hi)
+			continue;   /* none of this app's ranks on this host */
+		pmi_wire_begin(&o, line, sizeof(line), "app");
+		pmi_wire_add_int(&o, "appnum", i);
+		pmi_wire_add_int(&o, "first", lo);
+		pmi_wire_add_int(&o, "n", hi - lo);
+		pmi_wire_add_int(&o, "argc", a->argc);
+		if (mr_send(p, &o) < 0)
+			return -1;
+		for (j = 0; j < a->argc; j++) {
+			size_t cap = 3 * strlen(a->argv[j]) + 32;
+			char *l = malloc(cap);
+			int rc;
+
+			if (!l || cap > LAUNCH_CTL_LINE_MAX) {
+				free(l);
+				fprintf(stderr, "mpirun: argument %d of program %d is too long\n", j, i);
+				return -1;
+			}
+			pmi_wire_begin(&o, l, cap, "arg");
+			launch_add_text(&o, "value", a->argv[j]);
+			rc = mr_send(p, &o);
+			free(l);
+			if (rc < 0)
+				return -1;
+		}
+		for (j = 0; j < mr.ngenv; j++)
+			if (mr_send_env(p, &mr.genv[j]) < 0)
+				return -1;
+		for (j = 0; j < a->nenv; j++)
+			if (mr_send_env(p, &a->env[j]) < 0)
+				return -1;
+	}
+	pmi_wire_begin(&o, line, sizeof(line), "start");
+	return mr_send(p, &o);
+}
+
+/* ---- the job's judge -------------------------------------------------- */
+
+static void mr_kill_job(void)
+{
+	char line[32];
+	struct pmi_wire_out o;
+	int i;
+
+	if (mr.aborting)
+		return;
+	mr.aborting = 1;
+	/* proxies kill with a grace; after this they are killed themselves */
+	mr.kill_deadline = michi_wtime() + launch_kill_grace + 5.0;
+	for (i = 0; i < mr.nproxies; i++) {
+		pmi_wire_begin(&o, line, sizeof(line), "kill");
+		mr_send(&mr.proxies[i], &o);
+	}
+}
+
+static void mr_fail(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void mr_fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (mr.aborting)
+		return;
+	mr.exit_code = code ? code : 1;
+	va_start(ap, fmt);
+	fprintf(stderr, "mpirun: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	mr_kill_job();
+}
+
+static void mr_on_exit(struct mr_proxy *p, const struct pmi_wire_msg *m)
+{
+	int rank = -1, pid = 0, code = 0, sig = 0, init = 0, fin = 0;
+
+	pmi_wire_get_int(m, "rank", &rank);
+	pmi_wire_get_int(m, "pid", &pid);
+	pmi_wire_get_int(m, "initialized", &init);
+	pmi_wire_get_int(m, "finalized", &fin);
+	michi_err_clear();
+	if (pmi_wire_get(m, "signal") && pmi_wire_get_int(m, "signal", &sig) == MICHI_OK) {
+		mr_fail(128 + sig, "rank %d (pid %d on host %s) killed by signal %d (%s); job aborted",
+			rank, pid, p->host, sig, launch_signame(sig));
+		return;
+	}
+	pmi_wire_get_int(m, "code", &code);
+	if (code != 0) {
+		mr_fail(code, "rank %d (pid %d on host %s) exited with code %d; job aborted",
+			rank, pid, p->host, code);
+		return;
+	}
+	if (init && !fin)
+		mr_fail(1, "rank %d (pid %d on host %s) exited without calling finalize; job aborted",
+			rank, pid, p->host);
+}
+
+static void mr_on_abort(struct mr_proxy *p, const struct pmi_wire_msg *m)
+{
+	int rank = -1, pid = 0, code = 1;
+	const char *msg = pmi_wire_get(m, "message");
+	char *text = strdup(msg ? msg : "");
+
+	pmi_wire_get_int(m, "rank", &rank);
+	pmi_wire_get_int(m, "pid", &pid);
+	pmi_wire_get_int(m, "exitcode", &code);
+	michi_err_clear();
+	if (text)
+		pmi_wire_unescape(text);
+	mr_fail(code, "rank %d (pid %d on host %s) called abort with exit code %d%s%s; job aborted",
+		rank, pid, p->host, code, text && *text ? ": " : "", text ? text : "");
+	free(text);
+}
+
+/* All proxies arrived: each gets the puts of the others, then fence_out. */
+static void mr_fence_complete(void)
+{
+	char line[PMI_WIRE_LINE_MAX + 64];
+	struct pmi_wire_out o;
+	int i, k;
+
+	for (i = 0; i < mr.nproxies; i++) {
+		for (k = 0; k < mr.nfence_kv; k++) {
+			if (mr.fence_kv[k].from == i)
+				continue;
+			pmi_wire_begin(&o, line, sizeof(line), "kv");
+			pmi_wire_add(&o, "key", mr.fence_kv[k].key);
+			pmi_wire_add(&o, "value", mr.fence_kv[k].val);
+			mr_send(&mr.proxies[i], &o);
+		}
+		pmi_wire_begin(&o, line, sizeof(line), "fence_out");
+		mr_send(&mr.proxies[i], &o);
+		mr.proxies[i].in_fence = 0;
+	}
+	for (k = 0; k < mr.nfence_kv; k++) {
+		free(mr.fence_kv[k].key);
+		free(mr.fence_kv[k].val);
+	}
+	mr.nfence_kv = 0;
+	mr.nfence = 0;
+}
+
+static void mr_on_kv(int from, const struct pmi_wire_msg *m)
+{
+	const char *k = pmi_wire_get(m, "key"), *v = pmi_wire_get(m, "value");
+	struct mr_kv *nk;
+
+	if (!k || !v || mr.nproxies == 1)
+		return;   /* one proxy already holds every put */
+	nk = realloc(mr.fence_kv, (size_t)(mr.nfence_kv + 1) * sizeof(*nk));
+	if (!nk)
+		return;
+	mr.fence_kv = nk;
+	nk += mr.nfence_kv;
+	nk->key = strdup(k);
+	nk->val = strdup(v);
+	nk->from = from;
+	if (!nk->key || !nk->val) {
+		mr_fail(1, "out of memory for the key-value space");
+		return;
+	}
+	mr.nfence_kv++;
+}
+
+static void mr_ctl_line(int idx, const struct pmi_wire_msg *m)
+{
+	struct mr_proxy *p = &mr.proxies[idx];
+	const char *cmd = pmi_wire_cmd(m);
+	int rank, pid;
+
+	if (!strcmp(cmd, "started")) {
+		if (pmi_wire_get_int(m, "rank", &rank) == MICHI_OK &&
+		    pmi_wire_get_int(m, "pid", &pid) == MICHI_OK &&
+		    rank >= 0 && rank < mr.size)
+			mr.rank_pid[rank] = pid;
+	} else if (!strcmp(cmd, "kv")) {
+		mr_on_kv(idx, m);
+	} else if (!strcmp(cmd, "fence_in")) {
+		if (!p->in_fence) {
+			p->in_fence = 1;
+			if (++mr.nfence == mr.nproxies)
+				mr_fence_complete();
+		}
+	} else if (!strcmp(cmd, "exit")) {
+		mr_on_exit(p, m);
+	} else if (!strcmp(cmd, "abort")) {
+		mr_on_abort(p, m);
+	} else if (!strcmp(cmd, "done")) {
+		p->done = 1;
+	} else {
+		michi_warn("mpirun: unknown control line cmd=%s from proxy on %s", cmd, p->host);
+	}
+	michi_err_clear();
+}
+
+static void mr_proxy_read(int idx)
+{
+	struct mr_proxy *p = &mr.proxies[idx];
+	struct pmi_wire_msg m;
+	michi_status_t st = pmi_wire_reader_fill(&p->rd, p->ctl);
+
+	for (;;) {
+		michi_status_t nx = pmi_wire_reader_next(&p->rd, &m);
+
+		if (nx == MICHI_INPROGRESS)
+			break;
+		if (nx == MICHI_OK)
+			mr_ctl_line(idx, &m);
+		else
+			michi_warn("mpirun: bad line from proxy on %s: %s", p->host, michi_err_msg());
+	}
+	if (st == MICHI_ERR_PEER || st == MICHI_ERR_IO) {
+		close(p->ctl);
+		p->ctl = -1;
+		if (!p->done)
+			mr_fail(1, "lost the proxy on host %s (pid %d); job aborted",
+				p->host, (int)p->pid);
+	}
+}
+
+static void mr_reap(void)
+{
+	int status, i;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (i = 0; i < mr.nproxies; i++) {
+			struct mr_proxy *p = &mr.proxies[i];
+
+			if (p->pid != pid)
+				continue;
+			p->reaped = 1;
+			if (p->done || mr.aborting)
+				continue;
+			if (WIFSIGNALED(status))
+				mr_fail(1, "proxy on host %s (pid %d) killed by signal %d (%s); job aborted",
+					p->host, (int)pid, WTERMSIG(status),
+					launch_signame(WTERMSIG(status)));
+			else
+				mr_fail(1, "proxy on host %s (pid %d) exited with code %d before the job ended; job aborted",
+					p->host, (int)pid, WEXITSTATUS(status));
+		}
+	}
+}
+
+static void mr_signal(void)
+{
+	struct signalfd_siginfo si;
+
+	while (read(mr.sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			mr_reap();
+			continue;
+		}
+		if (!mr.aborting)
+			mr_fail(128 + (int)si.ssi_signo,
+				"received signal %d (%s); killing the job",
+				(int)si.ssi_signo, launch_signame((int)si.ssi_signo));
+	}
+}
+
+static int mr_finished(void)
+{
+	int i;
+
+	for (i = 0; i < mr.nproxies; i++)
+		if (!mr.proxies[i].reaped)
+			return 0;
+	return 1;
+}
+
+/* A remote proxy connects back: check its cookie, then send it the job. */
+static void mr_accept(void)
+{
+	struct pmi_wire_reader rd;
+	struct pmi_wire_msg m;
+	struct timeval tv = { .tv_sec = 5 };
+	const char *cookie, *colon;
+	struct mr_proxy *p;
+	int fd, idx = -1;
+	michi_status_t st;
+
+	fd = accept4(mr.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* the hello is one short line; a silent peer costs at most 5 s */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (pmi_wire_reader_init(&rd, 512) < 0)
+		goto err_close;
+	do {
+		st = pmi_wire_reader_fill(&rd, fd);
+		if (st < 0 || st == MICHI_INPROGRESS)
+			goto err_free;
+		st = pmi_wire_reader_next(&rd, &m);
+	} while (st == MICHI_INPROGRESS);
+	if (st < 0 || strcmp(pmi_wire_cmd(&m), "hello") != 0)
+		goto err_free;
+	cookie = pmi_wire_get(&m, "cookie");
+	colon = cookie ? strchr(cookie, ':') : NULL;
+	if (!colon || (size_t)(colon - cookie) != strlen(mr.cookie) ||
+	    memcmp(cookie, mr.cookie, strlen(mr.cookie)) != 0)
+		goto err_free;
+	idx = atoi(colon + 1);
+	if (idx < 0 || idx >= mr.nproxies || mr.proxies[idx].local ||
+	    mr.proxies[idx].ctl >= 0)
+		goto err_free;
+	pmi_wire_reader_destroy(&rd);
+	tv.tv_sec = 0;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	p = &mr.proxies[idx];
+	p->ctl = fd;
+	if (mr_send_job(p) < 0)
+		mr_fail(1, "cannot send the job to the proxy on host %s", p->host);
+	return;
+
+err_free:
+	pmi_wire_reader_destroy(&rd);
+err_close:
+	michi_warn("mpirun: rejected a connection that is not one of this job's proxies");
+	michi_err_clear();
+	close(fd);
+}
+
+static int mr_all_connected(void)
+{
+	int i;
+
+	for (i = 0; i < mr.nproxies; i++)
+		if (mr.proxies[i].ctl < 0 && !mr.proxies[i].reaped)
+			return 0;
+	return 1;
+}
+
+static int mr_loop(void)
+{
+	struct pollfd *pfd = calloc((size_t)mr.nproxies + 2, sizeof(*pfd));
+	double start = michi_wtime();
+	int i;
+
+	if (!pfd)
+		return 1;
+	while (!mr_finished()) {
+		double now = michi_wtime(), wait = 1.0;
+		int n;
+
+		if (mr.timeout > 0 && !mr.aborting && now - start >= mr.timeout)
+			mr_fail(124, "job did not finish within the timeout of %g s; killing it",
+				mr.timeout);
+		if (!mr.aborting && now - start > launch_connect_timeout && !mr_all_connected()) {
+			for (i = 0; i < mr.nproxies && mr.proxies[i].ctl >= 0; i++)
+				;
+			mr_fail(1, "the proxy on host %s did not connect back to %s within %g s "
+				"(check MICHI_LAUNCH_TEMPLATE and MICHI_LAUNCH_ADDRESS); job aborted",
+				mr.proxies[i].host, mr.address, launch_connect_timeout);
+		}
+		if (mr.aborting && now >= mr.kill_deadline) {
+			/* a proxy that does not end: its ranks die with it
+			 * through PR_SET_PDEATHSIG */
+			for (i = 0; i < mr.nproxies; i++)
+				if (!mr.proxies[i].reaped)
+					kill(mr.proxies[i].pid, SIGKILL);
+			mr.kill_deadline = now + 1.0;
+		}
+		if (mr.timeout > 0 && !mr.aborting && start + mr.timeout - now < wait)
+			wait = start + mr.timeout - now;
+		pfd[0].fd = mr.sigfd;
+		pfd[0].events = POLLIN;
+		for (i = 0; i < mr.nproxies; i++) {
+			pfd[1 + i].fd = mr.proxies[i].ctl;
+			pfd[1 + i].events = POLLIN;
+		}
+		pfd[1 + mr.nproxies].fd = mr.aborting ? -1 : mr.listen_fd;
+		pfd[1 + mr.nproxies].events = POLLIN;
+		n = poll(pfd, (nfds_t)(2 + mr.nproxies), (int)(wait * 1000) + 1);
+		if (n < 0 && errno != EINTR) {
+			fprintf(stderr, "mpirun: poll failed: %m\n");
+			return 1;
+		}
+		if (n <= 0)
+			continue;
+		for (i = 0; i < mr.nproxies; i++)
+			if (pfd[1 + i].revents && mr.proxies[i].ctl >= 0)
+				mr_proxy_read(i);
+		if (pfd[1 + mr.nproxies].revents)
+			mr_accept();
+		if (pfd[0].revents)
+			mr_signal();
+	}
+	free(pfd);
+	return mr.exit_code;
+}
+
+/* ---- main ------------------------------------------------------------- */
+
+static int mr_cores(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return CPU_COUNT(&set);
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static int mr_random_hex(char out[33])
+{
+	unsigned char raw[16];
+	size_t got = 0;
+	int i;
+
+	while (got < sizeof(raw)) {
+		ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "mpirun: getrandom failed: %m\n");
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	for (i = 0; i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	return 0;
+}
+
+static int mr_is_local(const char *h)
+{
+	const char *me = michi_hostname();
+	size_t short_len = strcspn(me, ".");
+
+	return !strcmp(h, "localhost") || !strcmp(h, "127.0.0.1") || !strcmp(h, me) ||
+	       (strlen(h) == short_len && !strncmp(h, me, short_len));
+}
+
+/*
+ * Place the ranks: hosts in the order given, each filled with its slots
+ * (host:N), or -ppn, or an even share; what is left goes round the hosts
+ * again. Ranks stay contiguous per host, so host i runs [first, first+n).
+ */
+static int mr_plan(void)
+{
+	char *list = strdup(mr.hosts ? mr.hosts : michi_hostname()), *save = NULL, *h;
+	int nh = 0, i, left = mr.size, first = 0, *slots;
+
+	if (!list)
+		return -1;
+	for (h = list; *h; h++)
+		nh += *h == ',';
+	nh++;
+	mr.proxies = calloc((size_t)nh, sizeof(*mr.proxies));
+	slots = calloc((size_t)nh, sizeof(*slots));
+	if (!mr.proxies || !slots)
+		return -1;
+	nh = 0;
+	for (h = strtok_r(list, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+		struct mr_proxy *p = &mr.proxies[nh];
+		char *colon = strchr(h, ':');
+
+		if (colon) {
+			*colon = '\0';
+			if (mr_parse_count(colon + 1, &slots[nh]) < 0)
+				return mr_bad("bad slot count in host '%s'", h);
+		}
+		if (!*h || strlen(h) >= sizeof(p->host))
+			return mr_bad("bad host name in '%s'", mr.hosts);
+		snprintf(p->host, sizeof(p->host), "%s", h);
+		p->local = mr_is_local(h);
+		p->ctl = -1;
+		nh++;
+	}
+	if (nh == 0)
+		return mr_bad("empty host list '%s'", mr.hosts ? mr.hosts : "");
+	for (i = 0; i < nh; i++) {
+		int cap = slots[i] ? slots[i] : mr.ppn ? mr.ppn : (mr.size + nh - 1) / nh;
+
+		mr.proxies[i].n = cap < left ? cap : left;
+		left -= mr.proxies[i].n;
+	}
+	for (i = 0; left > 0; i = (i + 1) % nh, left--)
+		mr.proxies[i].n++;
+	/* hosts without ranks get no proxy */
+	mr.nproxies = 0;
+	for (i = 0; i < nh; i++) {
+		if (!mr.proxies[i].n)
+			continue;
+		mr.proxies[mr.nproxies] = mr.proxies[i];
+		mr.proxies[mr.nproxies].first = first;
+		first += mr.proxies[i].n;
+		mr.nproxies++;
+	}
+	free(slots);
+	free(list);
+	return 0;
+}
+
+/* Remote proxies connect back here; only needed when there are any. */
+static int mr_listen(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sin);
+	char addr[256];
+	int i, remote = 0;
+
+	for (i = 0; i < mr.nproxies; i++)
+		remote += !mr.proxies[i].local;
+	if (!remote)
+		return 0;
+	mr.listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (mr.listen_fd < 0 || bind(mr.listen_fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
+	    listen(mr.listen_fd, 128) < 0 ||
+	    getsockname(mr.listen_fd, (struct sockaddr *)&sin, &sl) < 0) {
+		fprintf(stderr, "mpirun: cannot listen for remote proxies: %m\n");
+		return -1;
+	}
+	if (launch_address && *launch_address) {
+		snprintf(addr, sizeof(addr), "%s", launch_address);
+	} else {
+		struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
+		struct addrinfo *res;
+
+		snprintf(addr, sizeof(addr), "127.0.0.1");
+		if (getaddrinfo(michi_hostname(), NULL, &hints, &res) == 0) {
+			inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr,
+				  addr, sizeof(addr));
+			freeaddrinfo(res);
+		}
+	}
+	snprintf(mr.address, sizeof(mr.address), "%s:%d", addr, ntohs(sin.sin_port));
+	return 0;
+}
+
+static int mr_setup(void)
+{
+	const char *t = getenv("MPIEXEC_TIMEOUT");   /* MPICH's variable */
+	sigset_t mask;
+	int i, cores, here;
+
+	if (mr.timeout == 0 && t && *t && mr_parse_timeout(t) < 0)
+		return -1;
+	for (i = 0; i < mr.napps; i++) {
+		if (mr.size > INT_MAX - mr.apps[i].n)
+			return mr_bad("%s", "too many ranks");
+		mr.size += mr.apps[i].n;
+	}
+	mr.rank_pid = calloc((size_t)mr.size, sizeof(*mr.rank_pid));
+	if (!mr.rank_pid || mr_random_hex(mr.jobkey) < 0 || mr_random_hex(mr.cookie) < 0)
+		return -1;
+	if (mr_plan() < 0 || mr_listen() < 0)
+		return -1;
+	/* only this host's cores are known here */
+	cores = mr_cores();
+	for (i = 0, here = 0; i < mr.nproxies; i++)
+		here += mr.proxies[i].local ? mr.proxies[i].n : 0;
+	if (cores > 0 && here > cores)
+		fprintf(stderr, "mpirun: note: %d ranks on %d cores (oversubscribed)\n",
+			here, cores);
+	snprintf(mr.kvsname, sizeof(mr.kvsname), "michi_%d_%.8s", (int)getpid(), mr.jobkey + 24);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	mr.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (mr.sigfd < 0) {
+		fprintf(stderr, "mpirun: signalfd failed: %m\n");
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int rc, i;
+
+	michi_log_init();
+	michi_tunables_load();
+	michi_log_set_prefix("mpirun");
+	rc = mr_parse(argc, argv);
+	if (rc != 0)
+		return rc > 0 ? 0 : 1;
+	if (mr_setup() < 0)
+		return 1;
+	for (i = 0; i < mr.nproxies; i++) {
+		struct mr_proxy *p = &mr.proxies[i];
+
+		if (mr_proxy_start(p, p->first == 0) < 0) {
+			mr_fail(1, "cannot start the proxy for host %s; job aborted", p->host);
+			break;
+		}
+		if (p->local && mr_send_job(p) < 0)
+			mr_fail(1, "cannot send the job to the proxy on host %s", p->host);
+	}
+	return mr_loop();
+}

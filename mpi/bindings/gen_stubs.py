@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+#
+# mpi/bindings/gen_stubs.py: keeps the C bindings complete while the MPI
+# core grows. It reads functions.txt (every function mpi.h declares) and the
+# core's C sources, finds which PMPI_ functions the core defines, and
+#  - writes a C file with a stub for every other function: the stub reports
+#    MPI_ERR_UNSUPPORTED_OPERATION through michi_mpi_unsupported() and MPI_X
+#    is a weak alias of PMPI_X, as for every implemented call;
+#  - with --status, prints a markdown table of what is implemented;
+#  - with --header, rewrites the generated prototype block of mpi.h
+#    (--check-header only tells whether that block is up to date).
+# A core definition is recognised by its first line: return type and
+# "PMPI_Name(" starting at column 0; it is a definition when the parameter
+# list is followed by "{", a prototype when it is followed by ";".
+
+import argparse
+import re
+import sys
+
+HDR_BEGIN = "/* @generated prototypes begin: mpi/bindings/gen_stubs.py --header */"
+HDR_END = "/* @generated prototypes end */"
+
+# What a stub of a function that does not return int gives back.
+NULL_VALUES = {
+    "MPI_File": "MPI_FILE_NULL", "MPI_Comm": "MPI_COMM_NULL",
+    "MPI_Datatype": "MPI_DATATYPE_NULL", "MPI_Group": "MPI_GROUP_NULL",
+    "MPI_Info": "MPI_INFO_NULL", "MPI_Op": "MPI_OP_NULL",
+    "MPI_Request": "MPI_REQUEST_NULL", "MPI_Win": "MPI_WIN_NULL",
+    "MPI_Errhandler": "MPI_ERRHANDLER_NULL", "MPI_Message": "MPI_MESSAGE_NULL",
+}
+
+C_WORDS = {"const", "volatile", "restrict", "struct", "enum", "union", "void",
+           "char", "short", "int", "long", "float", "double", "signed",
+           "unsigned", "_Bool"}
+
+
+class Func:
+    def __init__(self, family, ret, name, params):
+        self.family, self.ret, self.name = family, ret, name
+        self.params = [fix_param(p, i) for i, p in enumerate(params)]
+
+    def decl(self, prefix=""):
+        return "%s %s%s(%s)" % (self.ret, prefix, self.name,
+                                ", ".join(self.params) or "void")
+
+
+def split_params(text):
+    """Split a parameter list at the commas outside parentheses."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return [] if out == ["void"] else out
+
+
+def param_name(p):
+    """The declared name of one parameter, or None when it has none."""
+    if p == "...":
+        return None
+    m = re.match(r"[^(]*\(\s*\*+\s*(\w*)\s*\)", p)      # function pointer
+    if m:
+        return m.group(1) or None
+    m = re.search(r"(\w+)\s*(\[[^\]]*\]\s*)*$", p)      # last word, arrays
+    if not m:
+        return None
+    word = m.group(1)
+    if word in C_WORDS or re.match(r"P?MPIX?_[A-Z]", word):
+        return None                                      # a type, no name
+    return word
+
+
+def fix_param(p, i):
+    """Give an unnamed parameter the name argN so that a stub can use it."""
+    p = " ".join(p.split())
+    if p in ("...", "void") or param_name(p):
+        return p
+    name = "arg%d" % i
+    if re.search(r"\(\s*\*+\s*\)", p):
+        return re.sub(r"\(\s*(\*+)\s*\)", r"(\1%s)" % name, p, count=1)
+    m = re.match(r"(.*?)\s*((\[[^\]]*\]\s*)*)$", p)
+    sep = "" if m.group(1).endswith("*") else " "
+    return m.group(1) + sep + name + m.group(2)
+
+
+def read_table(path):
+    funcs, family = [], "Other"
+    for lineno, line in enumerate(open(path), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("["):
+            family = line.strip("[]")
+            continue
+        m = re.match(r"(.+?)\s*\b(MPI_\w+)\s*\((.*)\)\s*;?$", line)
+        if not m:
+            sys.exit("%s:%d: cannot parse: %s" % (path, lineno, line))
+        funcs.append(Func(family, m.group(1).strip(), m.group(2),
+                          split_params(m.group(3))))
+    return funcs
+
+
+def strip_comments(text):
+    """Blank out comments and string literals, keeping line structure."""
+    def blank(m):
+        s = m.group(0)
+        if s.startswith("/"):
+            return re.sub(r"[^\n]", " ", s)
+        return '""' if s.startswith('"') else "' '"
+    return re.sub(r'/\*.*?\*/|//[^\n]*|"(\\.|[^"\\\n])*"|\'(\\.|[^\'\\\n])*\'',
+                  blank, text, flags=re.S)
+
+
+def defined_functions(paths):
+    """Names MPI_X whose PMPI_X has a definition in the given C files."""
+    found = set()
+    start = re.compile(r"^[A-Za-z_][\w \t*]*?\bPMPI_(\w+)\s*\(", re.M)
+    for path in paths:
+        text = strip_comments(open(path).read())
+        for m in start.finditer(text):
+            depth, i = 1, m.end()
+            while i < len(text) and depth:
+                depth += {"(": 1, ")": -1}.get(text[i], 0)
+                i += 1
+            rest = text[i:].lstrip()
+            # attributes may sit between the parameter list and the body
+            while rest.startswith("__attribute__"):
+                rest = rest[len("__attribute__"):].lstrip()
+                depth, j = 0, 0
+                for j, ch in enumerate(rest):
+                    depth += {"(": 1, ")": -1}.get(ch, 0)
+                    if depth == 0 and ch == ")":
+                        break
+                rest = rest[j + 1:].lstrip()
+            if rest.startswith("{"):
+                found.add("MPI_" + m.group(1))
+    return found
+
+
+def stub(f):
+    lines = ["#pragma weak %s = P%s" % (f.name, f.name), f.decl("P"), "{"]
+    for p in f.params:
+        name = param_name(p)
+        if name:
+            lines.append("\t(void)%s;" % name)
+    call = 'michi_mpi_unsupported("%s")' % f.name
+    if f.ret == "int":
+        lines.append("\treturn %s;" % call)
+    else:
+        lines.append("\t%s;" % call)
+        lines.append("\treturn %s;" % NULL_VALUES.get(f.ret, "(%s)0" % f.ret))
+    return "\n".join(lines) + "\n}\n"
+
+
+def write_stubs(funcs, defined, out):
+    out.write("/* SPDX-License-Identifier: MIT */\n"
+              "/*\n"
+              " * Generated by mpi/bindings/gen_stubs.py from functions.txt;"
+              " do not edit.\n"
+              " * One stub per MPI function the core does not implement yet:"
+              " it raises\n"
+              " * MPI_ERR_UNSUPPORTED_OPERATION on MPI_COMM_WORLD and names"
+              " the call.\n"
+              " */\n"
+              '#include "mpi.h"\n\n'
+              "int michi_mpi_unsupported(const char *fname);\n")
+    for f in funcs:
+        if f.name not in defined:
+            out.write("\n" + stub(f))
+
+
+def print_status(funcs, defined):
+    families = []
+    for f in funcs:
+        if f.family not in families:
+            families.append(f.family)
+    print("| Family | Implemented | Unsupported |")
+    print("|---|---|---|")
+    total = done = 0
+    for fam in families:
+        mine = [f.name for f in funcs if f.family == fam]
+        missing = [n for n in mine if n not in defined]
+        total += len(mine)
+        done += len(mine) - len(missing)
+        print("| %s | %d/%d | %s |" % (fam, len(mine) - len(missing), len(mine),
+                                     ", ".join(missing) or "-"))
+    print("| **All** | %d/%d | |" % (done, total))
+
+
+def wrap(decl, indent):
+    """Break a prototype at commas so lines stay under 80 columns."""
+    lines, cur = [], ""
+    for part in re.split(r"(?<=,) ", decl):
+        if cur and len(cur) + 1 + len(part) > 78:
+            lines.append(cur)
+            cur = " " * indent + part
+        else:
+            cur = cur + " " + part if cur else part
+    return "\n".join(lines + [cur])
+
+
+def prototype_block(funcs):
+    out = [HDR_BEGIN]
+    for prefix in ("", "P"):
+        family = None
+        for f in funcs:
+            if f.family != family:
+                family = f.family
+                out.append("\n/* %s%s */" % (family, " (profiling)" if prefix else ""))
+            d = f.decl(prefix)
+            out.append(wrap(d + ";", d.index("(") + 1))
+    out.append(HDR_END)
+    return "\n".join(out)
+
+
+def update_header(funcs, path, check):
+    text = open(path).read()
+    b, e = text.find(HDR_BEGIN), text.find(HDR_END)
+    if b < 0 or e < b:
+        sys.exit("%s: generated-prototype markers not found" % path)
+    new = text[:b] + prototype_block(funcs) + text[e + len(HDR_END):]
+    if check:
+        if new != text:
+            sys.exit("%s: prototypes differ from functions.txt; run "
+                     "gen_stubs.py --header" % path)
+        return
+    if new != text:
+        open(path, "w").write(new)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--table", required=True, help="functions.txt")
+    ap.add_argument("--output", "-o", help="stub C file to write")
+    ap.add_argument("--status", action="store_true",
+                    help="print a markdown implementation table")
+    ap.add_argument("--header", help="mpi.h whose prototypes to regenerate")
+    ap.add_argument("--check-header", action="store_true",
+                    help="with --header: only check that it is up to date")
+    ap.add_argument("--count", action="store_true",
+                    help="print the number of functions in the table")
+    ap.add_argument("sources", nargs="*", help="MPI core C files")
+    args = ap.parse_args()
+
+    funcs = read_table(args.table)
+    names = [f.name for f in funcs]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        sys.exit("%s: listed twice: %s" % (args.table, ", ".join(sorted(dup))))
+    if args.count:
+        print(len(funcs))
+    if args.header:
+        update_header(funcs, args.header, args.check_header)
+    defined = defined_functions(args.sources)
+    unknown = sorted(defined - set(names))
+    if unknown:
+        print("gen_stubs.py: warning: not in %s: %s"
+              % (args.table, ", ".join(unknown)), file=sys.stderr)
+    if args.status:
+        print_status(funcs, defined)
+    if args.output:
+        with open(args.output, "w") as out:
+            write_stubs(funcs, defined, out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi/bsend.c: buffered sends and the attached buffer.
+ *
+ * MPI_Bsend copies the message into the user's attached buffer and starts
+ * an ordinary send from there; the copy is released when that send
+ * completes. Space is managed first-fit over segments kept in address
+ * order; each segment's bookkeeping lives inside the buffer itself, in the
+ * MPI_BSEND_OVERHEAD bytes that the standard tells users to reserve per
+ * message, so attaching needs no allocation of ours.
+ */
+#include "pt2pt.h"
+
+#include <stdint.h>
+
+struct bsend_seg {
+	struct bsend_seg *next;    /* next segment in address order */
+	size_t len;                /* bytes of this segment, header included */
+	struct michi_request *req; /* the send from this segment */
+};
+
+_Static_assert(sizeof(struct bsend_seg) <= MPI_BSEND_OVERHEAD, "segment header fits the overhead");
+
+static char *buf_base;
+static size_t buf_size;
+static struct bsend_seg *segs;   /* in use, address order */
+
+#define SEG_ALIGN 16
+
+static size_t seg_round(size_t n)
+{
+	return (n + SEG_ALIGN - 1) & ~(size_t)(SEG_ALIGN - 1);
+}
+
+static void seg_release(struct mtmi_req *m)
+{
+	struct michi_request *r = container_of(m, struct michi_request, m);
+	struct bsend_seg **pp;
+
+	for (pp = &segs; *pp; pp = &(*pp)->next) {
+		if ((*pp)->req == r) {
+			*pp = (*pp)->next;
+			break;
+		}
+	}
+	michi_req_free(r);
+}
+
+/* First gap of at least need bytes between segments; NULL if none. */
+static struct bsend_seg *seg_find(size_t need, struct bsend_seg ***link)
+{
+	char *start = (char *)(((uintptr_t)buf_base + SEG_ALIGN - 1) & ~(uintptr_t)(SEG_ALIGN - 1));
+	char *end = buf_base + buf_size;
+	struct bsend_seg **pp = &segs;
+
+	for (;;) {
+		char *gap_end = *pp ? (char *)*pp : end;
+
+		if (gap_end >= start && (size_t)(gap_end - start) >= need) {
+			*link = pp;
+			return (struct bsend_seg *)start;
+		}
+		if (!*pp)
+			return NULL;
+		start = (char *)*pp + (*pp)->len;
+		pp = &(*pp)->next;
+	}
+}
+
+int michi_bsend_start(struct michi_comm *c, const void *buf, int count, MPI_Datatype dt,
+		      int dest, int tag, const char *fname)
+{
+	size_t bytes = michi_dt_bytes(dt, count);
+	size_t need = seg_round(sizeof(struct bsend_seg)) + seg_round(bytes);
+	struct bsend_seg *s, **link;
+	struct michi_request *r;
+	unsigned spins = 0;
+	michi_status_t st;
+	int tries;
+
+	/* Completed earlier sends free their space in progress: poll a few
+	 * times before deciding the buffer is too small. */
+	for (tries = 0; !(s = seg_find(need, &link)) && segs && tries < 64; tries++)
+		mtmi_idle(&spins);
+	if (!s)
+		return michi_mpi_err(c, MPI_ERR_BUFFER, fname,
+				     "(count=%d): %zu bytes do not fit in the attached buffer"
+				     " (%zu bytes%s)", count, bytes + MPI_BSEND_OVERHEAD, buf_size,
+				     buf_base ? ", others in use" : ", none attached");
+	r = michi_req_alloc();
+	if (!r)
+		return michi_err_nomem(c, fname);
+	s->len = need;
+	s->req = r;
+	s->next = *link;
+	*link = s;
+	memcpy((char *)s + seg_round(sizeof(*s)), buf, bytes);
+	r->kind = MICHI_REQ_SEND;
+	r->comm = c;
+	r->m.on_complete = NULL;
+	st = mtmi_isend((char *)s + seg_round(sizeof(*s)), bytes, c->peers[dest], c->rank, tag,
+			c->ctx, MTMI_MODE_STANDARD, &r->m);
+	if (st < 0) {
+		*link = s->next;
+		michi_req_free(r);
+		return michi_mpi_err_status(c, st, fname);
+	}
+	if (r->m.done)
+		seg_release(&r->m);
+	else
+		r->m.on_complete = seg_release;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+	MICHI_CHECK_INIT("MPI_Buffer_attach");
+	if (ERRCHK && size < 0)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Buffer_attach",
+				     "(size=%d): size is negative", size);
+	if (ERRCHK && !buffer && size > 0)
+		return michi_mpi_err(NULL, MPI_ERR_BUFFER, "MPI_Buffer_attach",
+				     "(buffer=NULL, size=%d): NULL buffer", size);
+	if (buf_base)
+		return michi_mpi_err(NULL, MPI_ERR_BUFFER, "MPI_Buffer_attach",
+				     "(buffer=%p): a buffer of %zu bytes is already attached",
+				     buffer, buf_size);
+	buf_base = buffer;
+	buf_size = (size_t)size;
+	segs = NULL;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Buffer_attach)
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+	unsigned spins = 0;
+
+	MICHI_CHECK_INIT("MPI_Buffer_detach");
+	if (ERRCHK && (!buffer_addr || !size))
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Buffer_detach",
+				     "(): output pointer is NULL");
+	/* Detach blocks until every message in the buffer has been sent. */
+	while (segs)
+		mtmi_idle(&spins);
+	*(void **)buffer_addr = buf_base;
+	*size = (int)buf_size;
+	buf_base = NULL;
+	buf_size = 0;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Buffer_detach)

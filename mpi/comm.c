@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi/comm.c: communicator queries and the predefined attributes.
+ *
+ * COMM_WORLD and COMM_SELF are static objects set up by MPI_Init; user
+ * communicators (dup, split, ...) are slab objects created by the
+ * communicator layer of a later issue. Everything here only reads them.
+ */
+#include "mpiimpl.h"
+#include "pmi.h"
+
+#include <stdio.h>
+
+int michi_check_comm_slow(MPI_Comm comm, const char *fname)
+{
+	if (comm == MPI_COMM_NULL)
+		return michi_mpi_err(NULL, MPI_ERR_COMM, fname,
+				     "(comm=MPI_COMM_NULL): null communicator");
+	return michi_mpi_err(NULL, MPI_ERR_COMM, fname,
+			     "(comm=0x%x): not a valid communicator", (unsigned)comm);
+}
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+	struct michi_comm *c;
+
+	MICHI_CHECK_INIT("MPI_Comm_rank");
+	c = michi_comm_get(comm);
+	if (ERRCHK && unlikely(!c))
+		return michi_check_comm_slow(comm, "MPI_Comm_rank");
+	if (ERRCHK && unlikely(!rank))
+		return michi_mpi_err(c, MPI_ERR_ARG, "MPI_Comm_rank", "(rank=NULL): output pointer is NULL");
+	*rank = c->rank;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_rank)
+
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+	struct michi_comm *c;
+
+	MICHI_CHECK_INIT("MPI_Comm_size");
+	c = michi_comm_get(comm);
+	if (ERRCHK && unlikely(!c))
+		return michi_check_comm_slow(comm, "MPI_Comm_size");
+	if (ERRCHK && unlikely(!size))
+		return michi_mpi_err(c, MPI_ERR_ARG, "MPI_Comm_size", "(size=NULL): output pointer is NULL");
+	*size = c->size;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_size)
+
+/* Values behind the predefined attributes: the user gets a pointer to them. */
+static int attr_tag_ub, attr_host, attr_io, attr_wtime_global, attr_universe, attr_appnum;
+
+static int get_attr(const char *fname, MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+	struct michi_comm *c;
+	int *v = NULL;
+
+	MICHI_CHECK_INIT(fname);
+	c = michi_comm_get(comm);
+	if (ERRCHK && unlikely(!c))
+		return michi_check_comm_slow(comm, fname);
+	if (ERRCHK && (!attribute_val || !flag))
+		return michi_mpi_err(c, MPI_ERR_ARG, fname, "(): output pointer is NULL");
+	attr_tag_ub = michi_state.tag_ub;
+	attr_host = MPI_PROC_NULL;       /* no host is distinguished */
+	attr_io = MPI_ANY_SOURCE;        /* every rank can do I/O */
+	attr_wtime_global = 0;           /* clocks are per host (CLOCK_MONOTONIC) */
+	attr_universe = michi_state.size;
+	attr_appnum = 0;
+	switch (keyval) {
+	case MPI_TAG_UB: v = &attr_tag_ub; break;
+	case MPI_HOST: v = &attr_host; break;
+	case MPI_IO: v = &attr_io; break;
+	case MPI_WTIME_IS_GLOBAL: v = &attr_wtime_global; break;
+	case MPI_UNIVERSE_SIZE: v = &attr_universe; break;
+	case MPI_APPNUM: v = &attr_appnum; break;
+	case MPI_LASTUSEDCODE: v = NULL; break;
+	default:
+		return michi_mpi_err(c, MPI_ERR_KEYVAL, fname,
+				     "(keyval=%d): not a valid attribute key", keyval);
+	}
+	*flag = v != NULL;
+	if (v)
+		*(int **)attribute_val = v;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+	return get_attr("MPI_Comm_get_attr", comm, comm_keyval, attribute_val, flag);
+}
+MICHI_ALIAS(Comm_get_attr)
+
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+	return get_attr("MPI_Attr_get", comm, keyval, attribute_val, flag);
+}
+MICHI_ALIAS(Attr_get)
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+	struct michi_comm *c;
+
+	MICHI_CHECK_INIT("MPI_Comm_get_name");
+	c = michi_comm_get(comm);
+	if (ERRCHK && unlikely(!c))
+		return michi_check_comm_slow(comm, "MPI_Comm_get_name");
+	if (ERRCHK && (!comm_name || !resultlen))
+		return michi_mpi_err(c, MPI_ERR_ARG, "MPI_Comm_get_name", "(): output pointer is NULL");
+	snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", c->name);
+	*resultlen = (int)strlen(comm_name);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_get_name)
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+	struct michi_comm *c;
+
+	MICHI_CHECK_INIT("MPI_Comm_set_name");
+	c = michi_comm_get(comm);
+	if (ERRCHK && unlikely(!c))
+		return michi_check_comm_slow(comm, "MPI_Comm_set_name");
+	if (ERRCHK && !comm_name)
+		return michi_mpi_err(c, MPI_ERR_ARG, "MPI_Comm_set_name", "(comm_name=NULL): NULL pointer");
+	snprintf(c->name, sizeof(c->name), "%s", comm_name);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_set_name)
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+	struct michi_comm *a, *b;
+
+	MICHI_CHECK_INIT("MPI_Comm_compare");
+	a = michi_comm_get(comm1);
+	b = michi_comm_get(comm2);
+	if (ERRCHK && unlikely(!a))
+		return michi_check_comm_slow(comm1, "MPI_Comm_compare");
+	if (ERRCHK && unlikely(!b))
+		return michi_check_comm_slow(comm2, "MPI_Comm_compare");
+	if (ERRCHK && !result)
+		return michi_mpi_err(a, MPI_ERR_ARG, "MPI_Comm_compare", "(result=NULL): output pointer is NULL");
+	if (a == b)
+		*result = MPI_IDENT;
+	else if (a->size == b->size && memcmp(a->peers, b->peers, (size_t)a->size * sizeof(int)) == 0)
+		*result = a->rank == b->rank ? MPI_CONGRUENT : MPI_UNEQUAL;
+	else
+		*result = MPI_UNEQUAL;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_compare)

@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi/errors.c: error classes, codes, strings and error handlers.
+ *
+ * Every error reported by an MPI function goes through michi_mpi_err(),
+ * which writes one sentence naming the function, the argument and its
+ * value, the reason, and the rank and host, then calls the communicator's
+ * error handler. The error code returned to the user carries that sentence:
+ * code = class | slot << 10, where slot indexes a small ring of recent
+ * messages, so MPI_Error_string(code) gives the precise sentence while
+ * MPI_Error_class(code) still gives the class.
+ */
+#include "mpiimpl.h"
+#include "pmi.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define CLASS_BITS 10
+#define CLASS_MASK ((1 << CLASS_BITS) - 1)
+#define RING_SLOTS 256
+
+struct err_slot {
+	int code;
+	char msg[MPI_MAX_ERROR_STRING];
+};
+
+static struct err_slot ring[RING_SLOTS];
+static unsigned ring_next;
+
+/* User error handlers (MPI_Comm_create_errhandler). */
+struct michi_errhandler {
+	struct michi_obj h;
+	MPI_Comm_errhandler_function *fn;
+};
+
+static const char *const class_str[] = {
+	[MPI_SUCCESS] = "no error",
+	[MPI_ERR_BUFFER] = "invalid buffer pointer",
+	[MPI_ERR_COUNT] = "invalid count argument",
+	[MPI_ERR_TYPE] = "invalid datatype",
+	[MPI_ERR_TAG] = "invalid tag",
+	[MPI_ERR_COMM] = "invalid communicator",
+	[MPI_ERR_RANK] = "invalid rank",
+	[MPI_ERR_ROOT] = "invalid root",
+	[MPI_ERR_GROUP] = "invalid group",
+	[MPI_ERR_OP] = "invalid reduction operation",
+	[MPI_ERR_TOPOLOGY] = "invalid topology",
+	[MPI_ERR_DIMS] = "invalid dimension argument",
+	[MPI_ERR_ARG] = "invalid argument",
+	[MPI_ERR_UNKNOWN] = "unknown error",
+	[MPI_ERR_TRUNCATE] = "message truncated",
+	[MPI_ERR_OTHER] = "other error",
+	[MPI_ERR_INTERN] = "internal error",
+	[MPI_ERR_IN_STATUS] = "error code is in status",
+	[MPI_ERR_PENDING] = "pending request",
+	[MPI_ERR_REQUEST] = "invalid request",
+	[MPI_ERR_ACCESS] = "permission denied",
+	[MPI_ERR_AMODE] = "invalid file access mode",
+	[MPI_ERR_BAD_FILE] = "invalid file name",
+	[MPI_ERR_CONVERSION] = "data conversion failed",
+	[MPI_ERR_DUP_DATAREP] = "data representation already defined",
+	[MPI_ERR_FILE_EXISTS] = "file exists",
+	[MPI_ERR_FILE_IN_USE] = "file in use",
+	[MPI_ERR_FILE] = "invalid file handle",
+	[MPI_ERR_INFO] = "invalid info object",
+	[MPI_ERR_INFO_KEY] = "invalid info key",
+	[MPI_ERR_INFO_VALUE] = "invalid info value",
+	[MPI_ERR_INFO_NOKEY] = "info key not found",
+	[MPI_ERR_IO] = "I/O error",
+	[MPI_ERR_NAME] = "invalid service name",
+	[MPI_ERR_NO_MEM] = "out of memory",
+	[MPI_ERR_NOT_SAME] = "collective arguments differ between processes",
+	[MPI_ERR_NO_SPACE] = "no space left",
+	[MPI_ERR_NO_SUCH_FILE] = "no such file",
+	[MPI_ERR_PORT] = "invalid port",
+	[MPI_ERR_QUOTA] = "quota exceeded",
+	[MPI_ERR_READ_ONLY] = "read-only file",
+	[MPI_ERR_SERVICE] = "invalid service",
+	[MPI_ERR_SPAWN] = "spawn failed",
+	[MPI_ERR_UNSUPPORTED_DATAREP] = "unsupported data representation",
+	[MPI_ERR_UNSUPPORTED_OPERATION] = "operation not supported",
+	[MPI_ERR_WIN] = "invalid window",
+	[MPI_ERR_BASE] = "invalid base address",
+	[MPI_ERR_LOCKTYPE] = "invalid lock type",
+	[MPI_ERR_KEYVAL] = "invalid attribute key",
+	[MPI_ERR_RMA_CONFLICT] = "conflicting RMA accesses",
+	[MPI_ERR_RMA_SYNC] = "wrong RMA synchronization",
+	[MPI_ERR_SIZE] = "invalid size",
+	[MPI_ERR_DISP] = "invalid displacement",
+	[MPI_ERR_ASSERT] = "invalid assert",
+	[MPI_ERR_RMA_RANGE] = "RMA target out of range",
+	[MPI_ERR_RMA_ATTACH] = "RMA attach failed",
+	[MPI_ERR_RMA_SHARED] = "RMA shared memory failure",
+	[MPI_ERR_RMA_FLAVOR] = "wrong window flavor",
+	[MPI_ERR_SESSION] = "invalid session",
+	[MPI_ERR_PROC_ABORTED] = "process aborted",
+	[MPI_ERR_VALUE_TOO_LARGE] = "value too large",
+};
+
+#define NCLASSES ((int)(sizeof(class_str) / sizeof(class_str[0])))
+
+static int code_class(int code)
+{
+	return code & CLASS_MASK;
+}
+
+int michi_errcode_new(int errclass, const char *msg)
+{
+	unsigned slot = ring_next++ % RING_SLOTS;
+	int code = errclass | (int)((slot + 1) << CLASS_BITS);
+
+	ring[slot].code = code;
+	snprintf(ring[slot].msg, sizeof(ring[slot].msg), "%s", msg);
+	return code;
+}
+
+static const char *code_msg(int code)
+{
+	unsigned slot = (unsigned)code >> CLASS_BITS;
+
+	if (slot >= 1 && slot <= RING_SLOTS && ring[slot - 1].code == code)
+		return ring[slot - 1].msg;
+	if (code_class(code) < NCLASSES && class_str[code_class(code)])
+		return class_str[code_class(code)];
+	return NULL;
+}
+
+static void fatal(struct michi_comm *comm, int code, const char *msg)
+{
+	char line[MPI_MAX_ERROR_STRING + 64];
+	int n;
+
+	n = snprintf(line, sizeof(line), "Fatal error in %s\n", msg);
+	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+		n = 0;
+	if (michi_state.initialized && !michi_state.finalized && michi_state.size > 1) {
+		pmi_abort(code_class(code) ? code_class(code) : 1, msg);
+		/* the process manager kills us; if it does not, exit ourselves */
+	}
+	_exit(code_class(code) ? code_class(code) : 1);
+}
+
+static int call_handler(struct michi_comm *comm, int code, const char *msg)
+{
+	MPI_Errhandler eh = comm ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
+
+	if (eh == MPI_ERRORS_RETURN)
+		return code;
+	if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT ||
+	    eh == MPI_ERRHANDLER_NULL)
+		fatal(comm, code, msg);
+	{
+		struct michi_errhandler *e = michi_obj_check((uint32_t)eh, MICHI_KIND_ERRHANDLER);
+		MPI_Comm h = comm ? comm->handle : MPI_COMM_WORLD;
+		int c = code;
+
+		if (!e || !e->fn)
+			fatal(comm, code, msg);
+		e->fn(&h, &c);
+	}
+	return code;
+}
+
+int michi_mpi_err(struct michi_comm *comm, int errclass, const char *fname,
+		  const char *fmt, ...)
+{
+	char msg[MPI_MAX_ERROR_STRING];
+	va_list ap;
+	int n, code;
+
+	n = snprintf(msg, sizeof(msg), "%s", fname);
+	va_start(ap, fmt);
+	n += vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (n < (int)sizeof(msg))
+		snprintf(msg + n, sizeof(msg) - (size_t)n, " (rank %d on host %s)",
+			 michi_state.rank, michi_state.host ? michi_state.host : michi_hostname());
+	code = michi_errcode_new(errclass, msg);
+	if (!comm && michi_state.initialized)
+		comm = &michi_comm_world;
+	return call_handler(comm, code, msg);
+}
+
+int michi_mpi_class(michi_status_t st)
+{
+	switch (st) {
+	case MICHI_OK:
+	case MICHI_INPROGRESS:
+		return MPI_SUCCESS;
+	case MICHI_ERR_NOMEM: return MPI_ERR_NO_MEM;
+	case MICHI_ERR_TRUNCATE: return MPI_ERR_TRUNCATE;
+	case MICHI_ERR_INVAL: return MPI_ERR_ARG;
+	case MICHI_ERR_UNSUPPORTED: return MPI_ERR_UNSUPPORTED_OPERATION;
+	case MICHI_ERR_PEER: return MPI_ERR_PROC_ABORTED;
+	case MICHI_ERR_INTERN: return MPI_ERR_INTERN;
+	default: return MPI_ERR_OTHER;
+	}
+}
+
+int michi_mpi_err_status(struct michi_comm *comm, michi_status_t st, const char *fname)
+{
+	const char *m = michi_err_msg();
+	int code;
+
+	if (st == MICHI_ERR_TRUNCATE)
+		code = michi_mpi_err(comm, MPI_ERR_TRUNCATE, fname,
+				     ": message truncated, %s", m[0] ? m : "receive buffer too small");
+	else
+		code = michi_mpi_err(comm, michi_mpi_class(st), fname, ": %s",
+				     m[0] ? m : michi_status_str(st));
+	michi_err_clear();
+	return code;
+}
+
+int michi_mpi_unsupported(const char *fname)
+{
+	return michi_mpi_err(NULL, MPI_ERR_UNSUPPORTED_OPERATION, fname,
+			     ": not implemented in Michi yet (see the status table in README.md)");
+}
+
+int michi_not_initialized(const char *fname)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "%s: MPI is %s", fname,
+		 michi_state.finalized ? "already finalized" : "not initialized");
+	/* No communicator is usable: behave as ERRORS_ARE_FATAL would. */
+	fatal(NULL, MPI_ERR_OTHER, msg);
+	return MPI_ERR_OTHER;
+}
+
+void michi_errors_init(void)
+{
+	ring_next = 0;
+}
+
+/* ---- MPI functions ------------------------------------------------------ */
+
+int PMPI_Error_class(int errorcode, int *errorclass)
+{
+	if (ERRCHK && !errorclass)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Error_class",
+				     "(errorclass=NULL): output pointer is NULL");
+	if (ERRCHK && (errorcode < 0 || code_class(errorcode) >= NCLASSES))
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Error_class",
+				     "(errorcode=%d): not a valid error code", errorcode);
+	*errorclass = code_class(errorcode);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Error_class)
+
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+	const char *m;
+
+	if (ERRCHK && (!string || !resultlen))
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Error_string",
+				     "(string=%p, resultlen=%p): output pointer is NULL",
+				     (void *)string, (void *)resultlen);
+	m = errorcode >= 0 ? code_msg(errorcode) : NULL;
+	if (!m)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Error_string",
+				     "(errorcode=%d): not a valid error code", errorcode);
+	snprintf(string, MPI_MAX_ERROR_STRING, "%s", m);
+	*resultlen = (int)strlen(string);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Error_string)
+
+static int errhandler_ok(MPI_Errhandler eh)
+{
+	return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN ||
+	       eh == MPI_ERRORS_ABORT ||
+	       michi_obj_check((uint32_t)eh, MICHI_KIND_ERRHANDLER) != NULL;
+}
+
+/* Communicators hold a reference on user error handlers. */
+static void errhandler_ref(MPI_Errhandler eh, int delta)
+{
+	struct michi_errhandler *e = michi_obj_check((uint32_t)eh, MICHI_KIND_ERRHANDLER);
+
+	if (!e)
+		return;
+	e->h.refs += (uint32_t)delta;
+	if (e->h.refs == 0)
+		michi_obj_free(MICHI_KIND_ERRHANDLER, e);
+}
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+	struct michi_comm *c;
+
+	MICHI_CHECK_INIT("MPI_Comm_set_errhandler");
+	c = michi_comm_get(comm);
+	if (!c)
+		return michi_check_comm_slow(comm, "MPI_Comm_set_errhandler");
+	if (ERRCHK && !errhandler_ok(errhandler))
+		return michi_mpi_err(c, MPI_ERR_ARG, "MPI_Comm_set_errhandler",
+				     "(errhandler=0x%x): not a valid error handler",
+				     (unsigned)errhandler);
+	errhandler_ref(errhandler, 1);
+	errhandler_ref(c->errhandler, -1);
+	c->errhandler = errhandler;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_set_errhandler)
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+	struct michi_comm *c;
+
+	MICHI_CHECK_INIT("MPI_Comm_get_errhandler");
+	c = michi_comm_get(comm);
+	if (!c)
+		return michi_check_comm_slow(comm, "MPI_Comm_get_errhandler");
+	if (ERRCHK && !errhandler)
+		return michi_mpi_err(c, MPI_ERR_ARG, "MPI_Comm_get_errhandler",
+				     "(errhandler=NULL): output pointer is NULL");
+	*errhandler = c->errhandler;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_get_errhandler)
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+	struct michi_errhandler *e;
+
+	MICHI_CHECK_INIT("MPI_Comm_create_errhandler");
+	if (ERRCHK && (!fn || !errhandler))
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Comm_create_errhandler",
+				     "(function=%p, errhandler=%p): NULL pointer",
+				     (void *)fn, (void *)errhandler);
+	e = michi_obj_alloc(MICHI_KIND_ERRHANDLER);
+	if (!e)
+		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler",
+				     ": %s", michi_err_msg());
+	e->fn = fn;
+	*errhandler = (MPI_Errhandler)michi_p2h(e);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_create_errhandler)
+
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+	struct michi_errhandler *e;
+
+	MICHI_CHECK_INIT("MPI_Errhandler_free");
+	if (ERRCHK && !errhandler)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Errhandler_free",
+				     "(errhandler=NULL): NULL pointer");
+	if (*errhandler == MPI_ERRORS_ARE_FATAL || *errhandler == MPI_ERRORS_RETURN ||
+	    *errhandler == MPI_ERRORS_ABORT) {
+		*errhandler = MPI_ERRHANDLER_NULL;
+		return MPI_SUCCESS;
+	}
+	e = michi_obj_check((uint32_t)*errhandler, MICHI_KIND_ERRHANDLER);
+	if (!e)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Errhandler_free",
+				     "(errhandler=0x%x): not a valid error handler",
+				     (unsigned)*errhandler);
+	/* Communicators still using it keep a valid handle: objects of this
+	 * kind are only recycled once no communicator refers to them. */
+	if (--e->h.refs == 0)
+		michi_obj_free(MICHI_KIND_ERRHANDLER, e);
+	*errhandler = MPI_ERRHANDLER_NULL;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Errhandler_free)
+
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+	struct michi_comm *c;
+	const char *m;
+
+	MICHI_CHECK_INIT("MPI_Comm_call_errhandler");
+	c = michi_comm_get(comm);
+	if (!c)
+		return michi_check_comm_slow(comm, "MPI_Comm_call_errhandler");
+	m = code_msg(errorcode);
+	call_handler(c, errorcode, m ? m : "user error");
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_call_errhandler)

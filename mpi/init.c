@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi/init.c: MPI_Init and MPI_Finalize, and the environment queries.
+ *
+ * Bootstrap order: tunables and logging, the object arena, the PMI client
+ * (or a singleton), the job key and host map through the key-value space,
+ * the devices (which put their business cards), one fence, the devices'
+ * post-fence step, MTMI, and finally the predefined communicators.
+ * Connections open lazily on first use, so init costs one fence.
+ */
+#include "mpiimpl.h"
+#include "pmi.h"
+#include "device.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+struct michi_state michi_state;
+struct michi_comm michi_comm_world, michi_comm_self;
+
+static struct pmi_info pmi;
+static struct michi_job job;
+static int self_peer;
+
+static michi_status_t kvs_put(const char *key, const char *val)
+{
+	return pmi_put(key, val);
+}
+
+static michi_status_t kvs_fence(void)
+{
+	return pmi_fence();
+}
+
+static michi_status_t kvs_get(int from_rank, const char *key, char *val, size_t len)
+{
+	return pmi_get(from_rank, key, val, len);
+}
+
+static void hex_encode(const uint8_t *in, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[in[i] >> 4];
+		out[2 * i + 1] = digits[in[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+static int hex_decode(const char *in, uint8_t *out, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned v;
+
+		if (sscanf(in + 2 * i, "%2x", &v) != 1)
+			return -1;
+		out[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+/*
+ * The job key: our mpirun presets michi-job-key before the ranks start;
+ * under another process manager (Hydra, srun) rank 0 makes one and the
+ * others read it after the fence.
+ */
+static michi_status_t job_key_put(int *have)
+{
+	char hex[40];
+
+	*have = pmi_get(0, "michi-job-key", hex, sizeof(hex)) == MICHI_OK &&
+		hex_decode(hex, job.key, 16) == 0;
+	michi_err_clear();
+	if (*have || job.rank != 0)
+		return MICHI_OK;
+	if (getrandom(job.key, sizeof(job.key), 0) != (ssize_t)sizeof(job.key))
+		return michi_err(MICHI_ERR_IO, "getrandom failed for the job key");
+	hex_encode(job.key, 16, hex);
+	return pmi_put("michi-job-key-r0", hex);
+}
+
+static michi_status_t job_key_get(int have)
+{
+	char hex[40];
+	michi_status_t st;
+
+	if (have || job.rank == 0)
+		return MICHI_OK;
+	st = pmi_get(0, "michi-job-key-r0", hex, sizeof(hex));
+	if (st)
+		return st;
+	if (hex_decode(hex, job.key, 16))
+		return michi_err(MICHI_ERR_PMI, "malformed job key from rank 0");
+	return MICHI_OK;
+}
+
+/* Host map: every rank publishes its host name; equal names share a host. */
+static michi_status_t host_map_build(void)
+{
+	char key[32], val[256];
+	char **names;
+	int i, j, nhosts = 0;
+	michi_status_t st = MICHI_OK;
+
+	job.host_of = calloc((size_t)job.size, sizeof(int));
+	names = calloc((size_t)job.size, sizeof(char *));
+	if (!job.host_of || !names) {
+		free(names);
+		return michi_err(MICHI_ERR_NOMEM, "no memory for the host map");
+	}
+	for (i = 0; i < job.size; i++) {
+		if (i == job.rank) {
+			snprintf(val, sizeof(val), "%s", job.hostname);
+		} else {
+			snprintf(key, sizeof(key), "michi-host-%d", i);
+			st = pmi_get(i, key, val, sizeof(val));
+			if (st)
+				goto out;
+		}
+		for (j = 0; j < nhosts; j++)
+			if (strcmp(names[j], val) == 0)
+				break;
+		if (j == nhosts)
+			names[nhosts++] = strdup(val);
+		job.host_of[i] = j;
+	}
+	if (job.local_rank < 0) {
+		int lr = 0, ls = 0;
+
+		for (i = 0; i < job.size; i++) {
+			if (job.host_of[i] != job.host_of[job.rank])
+				continue;
+			if (i < job.rank)
+				lr++;
+			ls++;
+		}
+		job.local_rank = lr;
+		job.local_size = ls;
+	}
+out:
+	for (j = 0; j < nhosts; j++)
+		free(names[j]);
+	free(names);
+	return st;
+}
+
+static void comm_init_predefined(void)
+{
+	int i;
+
+	memset(&michi_comm_world, 0, sizeof(michi_comm_world));
+	michi_comm_world.rank = job.rank;
+	michi_comm_world.size = job.size;
+	michi_comm_world.ctx = 0;
+	michi_comm_world.peers = malloc((size_t)job.size * sizeof(int));
+	for (i = 0; i < job.size; i++)
+		michi_comm_world.peers[i] = i;
+	michi_comm_world.errhandler = MPI_ERRORS_ARE_FATAL;
+	michi_comm_world.handle = MPI_COMM_WORLD;
+	snprintf(michi_comm_world.name, sizeof(michi_comm_world.name), "MPI_COMM_WORLD");
+
+	memset(&michi_comm_self, 0, sizeof(michi_comm_self));
+	self_peer = job.rank;
+	michi_comm_self.rank = 0;
+	michi_comm_self.size = 1;
+	michi_comm_self.ctx = 2;
+	michi_comm_self.peers = &self_peer;
+	michi_comm_self.errhandler = MPI_ERRORS_ARE_FATAL;
+	michi_comm_self.handle = MPI_COMM_SELF;
+	snprintf(michi_comm_self.name, sizeof(michi_comm_self.name), "MPI_COMM_SELF");
+}
+
+static int init_fail(const char *fname, michi_status_t st)
+{
+	char msg[MPI_MAX_ERROR_STRING];
+
+	snprintf(msg, sizeof(msg), "%s: startup failed: %s (rank %d on host %s)",
+		 fname, michi_err_msg()[0] ? michi_err_msg() : michi_status_str(st),
+		 job.rank, michi_hostname());
+	fprintf(stderr, "Fatal error in %s\n", msg);
+	if (!pmi.singleton)
+		pmi_abort(1, msg);
+	_exit(1);
+}
+
+static int do_init(const char *fname, int required, int *provided)
+{
+	char key[32], prefix[300];
+	michi_status_t st;
+	int have_key;
+
+	if (michi_state.initialized || michi_state.finalized) {
+		fprintf(stderr, "Fatal error in %s: MPI was already %s (rank %d)\n", fname,
+			michi_state.finalized ? "finalized" : "initialized", michi_state.rank);
+		_exit(1);
+	}
+	michi_tunables_load();
+	michi_errors_init();
+	st = michi_arena_init();
+	if (st)
+		return init_fail(fname, st);
+	michi_dt_init();
+
+	st = pmi_init(&pmi);
+	if (st)
+		return init_fail(fname, st);
+	job.rank = pmi.rank;
+	job.size = pmi.size;
+	job.local_rank = pmi.local_rank;
+	job.local_size = pmi.local_size;
+	job.appnum = pmi.appnum;
+	job.hostname = michi_hostname();
+	job.kvs_put = kvs_put;
+	job.kvs_get = kvs_get;
+	job.kvs_fence = kvs_fence;
+	michi_state.rank = job.rank;
+	michi_state.size = job.size;
+	michi_state.host = job.hostname;
+	snprintf(prefix, sizeof(prefix), "rank %d on %s", job.rank, job.hostname);
+	michi_log_set_prefix(prefix);
+
+	st = job_key_put(&have_key);
+	if (st)
+		return init_fail(fname, st);
+	snprintf(key, sizeof(key), "michi-host-%d", job.rank);
+	st = pmi_put(key, job.hostname);
+	if (st)
+		return init_fail(fname, st);
+	st = michi_devices_init(&job);
+	if (st)
+		return init_fail(fname, st);
+	st = pmi_fence();
+	if (st)
+		return init_fail(fname, st);
+	st = job_key_get(have_key);
+	if (!st)
+		st = host_map_build();
+	if (st)
+		return init_fail(fname, st);
+	{
+		struct michi_device **d;
+
+		for (d = michi_devices; *d; d++)
+			if ((*d)->post_fence && (st = (*d)->post_fence(&job)) != MICHI_OK)
+				return init_fail(fname, st);
+	}
+	st = mtmi_init(&job);
+	if (st)
+		return init_fail(fname, st);
+
+	comm_init_predefined();
+	michi_state.tag_ub = 0x7fffffff;
+	michi_state.thread_level = required < MPI_THREAD_SERIALIZED ? required
+								     : MPI_THREAD_SERIALIZED;
+	if (michi_state.thread_level < MPI_THREAD_SINGLE)
+		michi_state.thread_level = MPI_THREAD_SINGLE;
+	if (provided)
+		*provided = michi_state.thread_level;
+	michi_state.initialized = 1;
+	michi_state.active = 1;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Init(int *argc, char ***argv)
+{
+	return do_init("MPI_Init", MPI_THREAD_SINGLE, NULL);
+}
+MICHI_ALIAS(Init)
+
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	if (ERRCHK && !provided) {
+		fprintf(stderr, "Fatal error in MPI_Init_thread(provided=NULL): output pointer is NULL\n");
+		_exit(1);
+	}
+	return do_init("MPI_Init_thread", required, provided);
+}
+MICHI_ALIAS(Init_thread)
+
+int PMPI_Finalize(void)
+{
+	michi_status_t st;
+
+	MICHI_CHECK_INIT("MPI_Finalize");
+	/* Deliver what is in flight, then a fence so that no rank closes its
+	 * connections while a peer still reads from them. */
+	st = mtmi_finalize();
+	if (!st)
+		st = pmi_fence();
+	michi_devices_finalize();
+	pmi_finalize();
+	michi_state.finalized = 1;
+	michi_state.active = 0;
+	if (st)
+		return michi_mpi_err_status(&michi_comm_world, st, "MPI_Finalize");
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Finalize)
+
+int PMPI_Initialized(int *flag)
+{
+	if (ERRCHK && !flag)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Initialized", "(flag=NULL): output pointer is NULL");
+	*flag = michi_state.initialized;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Initialized)
+
+int PMPI_Finalized(int *flag)
+{
+	if (ERRCHK && !flag)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Finalized", "(flag=NULL): output pointer is NULL");
+	*flag = michi_state.finalized;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Finalized)
+
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "application called MPI_Abort(comm=0x%x, %d) - process %d",
+		 (unsigned)comm, errorcode, michi_state.rank);
+	fprintf(stderr, "%s\n", msg);
+	fflush(stderr);
+	if (michi_state.initialized && !pmi.singleton)
+		pmi_abort(errorcode, msg);
+	_exit(errorcode & 0xff ? errorcode & 0xff : (errorcode ? 1 : 0));
+}
+MICHI_ALIAS(Abort)
+
+int PMPI_Query_thread(int *provided)
+{
+	MICHI_CHECK_INIT("MPI_Query_thread");
+	if (ERRCHK && !provided)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Query_thread", "(provided=NULL): output pointer is NULL");
+	*provided = michi_state.thread_level;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Query_thread)
+
+int PMPI_Is_thread_main(int *flag)
+{
+	MICHI_CHECK_INIT("MPI_Is_thread_main");
+	if (ERRCHK && !flag)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Is_thread_main", "(flag=NULL): output pointer is NULL");
+	/* up to THREAD_SERIALIZED every call comes from the main thread's view */
+	*flag = 1;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Is_thread_main)
+
+int PMPI_Get_processor_name(char *name, int *resultlen)
+{
+	if (ERRCHK && (!name || !resultlen))
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_processor_name",
+				     "(name=%p, resultlen=%p): output pointer is NULL",
+				     (void *)name, (void *)resultlen);
+	snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", michi_hostname());
+	*resultlen = (int)strlen(name);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Get_processor_name)
+
+int PMPI_Get_version(int *version, int *subversion)
+{
+	if (ERRCHK && (!version || !subversion))
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_version", "(): output pointer is NULL");
+	*version = MPI_VERSION;
+	*subversion = MPI_SUBVERSION;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Get_version)
+
+int PMPI_Get_library_version(char *version, int *resultlen)
+{
+	if (ERRCHK && (!version || !resultlen))
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_library_version", "(): output pointer is NULL");
+	snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+		 "Michi MPI %s (MPI %d.%d, MPICH ABI), error checking %s",
+		 PACKAGE_VERSION, MPI_VERSION, MPI_SUBVERSION, ERRCHK ? "runtime" : "off");
+	*resultlen = (int)strlen(version);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Get_library_version)
+
+double PMPI_Wtime(void)
+{
+	return michi_wtime();
+}
+MICHI_ALIAS(Wtime)
+
+double PMPI_Wtick(void)
+{
+	struct timespec ts;
+
+	if (clock_getres(CLOCK_MONOTONIC, &ts) != 0)
+		return 1e-9;
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+MICHI_ALIAS(Wtick)

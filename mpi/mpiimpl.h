@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi/mpiimpl.h: the MPI core's internal header.
+ *
+ * Objects live in one slab arena reserved at init (mpi/arena.c): the
+ * arena is a 4 GiB-aligned window whose upper 2 GiB hold objects, so every
+ * object's low 32 bits have the top bit set and its upper 32 bits are the
+ * same. A handle is the low half of the address; the pointer is one OR.
+ * The window is cut into 16 regions of 128 MiB, one per object kind, so a
+ * handle's bits 27-30 name its kind: validation checks the region, that
+ * the offset lies in the committed, object-aligned part, and the object's
+ * header tag. Region 1 (0x88000000-0x8fffffff) is never used, because
+ * MPICH's predefined pair datatypes 0x8c000000-0x8c000004 live there.
+ *
+ * Predefined handles have the top bit clear and decode without memory:
+ * a builtin datatype's byte size is bits 8-15 of its handle.
+ */
+#ifndef MICHI_MPIIMPL_H
+#define MICHI_MPIIMPL_H
+
+#include "config.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "mpi.h"
+#include "michi.h"
+#include "mtmi.h"
+
+#ifdef MICHI_ERROR_CHECKING
+#define ERRCHK 1
+#else
+#define ERRCHK 0
+#endif
+
+/* Defines PMPI_name and makes MPI_name a weak alias of it. */
+#define MICHI_ALIAS(name) _Pragma(MICHI_STR(weak MPI_##name = PMPI_##name))
+#define MICHI_STR(x) #x
+
+/* ---- arena and slabs --------------------------------------------------- */
+
+enum michi_kind {
+	MICHI_KIND_REQUEST = 0,
+	MICHI_KIND_RESERVED = 1,   /* holds MPICH's pair-datatype handles */
+	MICHI_KIND_COMM = 2,
+	MICHI_KIND_GROUP = 3,
+	MICHI_KIND_DATATYPE = 4,
+	MICHI_KIND_OP = 5,
+	MICHI_KIND_INFO = 6,
+	MICHI_KIND_ERRHANDLER = 7,
+	MICHI_KIND_KEYVAL = 8,
+	MICHI_KIND_WIN = 9,
+	MICHI_KIND_MESSAGE = 10,
+	MICHI_KIND_FILE = 11,
+	MICHI_KIND_MAX = 16,
+};
+
+#define MICHI_REGION_SHIFT 27
+#define MICHI_REGION_MASK  0x07ffffffu
+#define MICHI_HANDLE_USER  0x80000000u
+
+/* Object header tag: a live object of kind k has tag MICHI_TAG(k); a free
+ * one has 0, so a stale handle is caught when error checking is on. */
+#define MICHI_TAG(k) (0x4d490000u | (uint32_t)(k))
+
+struct michi_obj {
+	uint32_t tag;
+	uint32_t refs;     /* references held by the user and by pending operations */
+};
+
+struct michi_slab {
+	struct michi_free *free;   /* stack of free objects (intrusive) */
+	char *bump;                /* next never-used object */
+	char *commit_end;          /* pages committed up to here */
+	char *base, *end;          /* the kind's region */
+	uint32_t objsize;          /* power of two */
+	uint32_t objmask;          /* objsize - 1 */
+	size_t live;
+};
+
+struct michi_free {
+	uint32_t tag;   /* 0 */
+	uint32_t pad;
+	struct michi_free *next;
+};
+
+extern uintptr_t michi_arena_hi;
+extern struct michi_slab michi_slabs[MICHI_KIND_MAX];
+
+michi_status_t michi_arena_init(void);
+void michi_arena_finalize(void);
+void *michi_slab_grow(struct michi_slab *s, int kind);  /* out of line, cold */
+
+static inline void *michi_h2p(uint32_t h)
+{
+	return (void *)(michi_arena_hi | h);
+}
+
+static inline uint32_t michi_p2h(const void *p)
+{
+	return (uint32_t)(uintptr_t)p;
+}
+
+/* O(1): pop the kind's free stack, or take the next fresh object. */
+static inline void *michi_obj_alloc(int kind)
+{
+	struct michi_slab *s = &michi_slabs[kind];
+	struct michi_free *f = s->free;
+	struct michi_obj *o;
+
+	if (likely(f != NULL)) {
+		s->free = f->next;
+		o = (struct michi_obj *)f;
+	} else {
+		o = michi_slab_grow(s, kind);
+		if (unlikely(!o))
+			return NULL;
+	}
+	o->tag = MICHI_TAG(kind);
+	o->refs = 1;
+	s->live++;
+	return o;
+}
+
+static inline void michi_obj_free(int kind, void *p)
+{
+	struct michi_slab *s = &michi_slabs[kind];
+	struct michi_free *f = p;
+
+	f->tag = 0;
+	f->next = s->free;
+	s->free = f;
+	s->live--;
+}
+
+/* A user handle of `kind` that points at a live object, or NULL. */
+static inline void *michi_obj_check(uint32_t h, int kind)
+{
+	const struct michi_slab *s = &michi_slabs[kind];
+	struct michi_obj *o;
+
+	if (unlikely((h >> MICHI_REGION_SHIFT) != (MICHI_HANDLE_USER >> MICHI_REGION_SHIFT | (uint32_t)kind)))
+		return NULL;
+	o = michi_h2p(h);
+	if (unlikely((char *)o >= s->bump || ((uintptr_t)o & s->objmask)))
+		return NULL;
+	if (unlikely(o->tag != MICHI_TAG(kind)))
+		return NULL;
+	return o;
+}
+
+/* ---- datatypes ---------------------------------------------------------- */
+
+/* MPICH builtin datatypes: 0x4c00SSII, SS = size in bytes. */
+#define MICHI_DT_BUILTIN_MASK 0xfc000000u
+#define MICHI_DT_BUILTIN      0x4c000000u
+
+struct michi_dtype {
+	struct michi_obj h;
+	MPI_Count size;
+	MPI_Aint extent, lb;
+	int contig;
+};
+
+extern uint64_t michi_dt_valid[1024];   /* bitmap over the low 16 bits of builtin handles */
+
+static inline int michi_dt_is_builtin(MPI_Datatype dt)
+{
+	return ((uint32_t)dt & MICHI_DT_BUILTIN_MASK) == MICHI_DT_BUILTIN;
+}
+
+static inline int michi_dt_builtin_valid(MPI_Datatype dt)
+{
+	uint32_t i = (uint32_t)dt & 0xffffu;
+
+	return michi_dt_is_builtin(dt) && (michi_dt_valid[i >> 6] >> (i & 63)) & 1;
+}
+
+/* Size and extent of a datatype that error checking accepted. Builtins
+ * decode from the handle; pair types and user types are out of line. */
+void michi_dt_size_extent_slow(MPI_Datatype dt, MPI_Count *size, MPI_Aint *extent);
+static inline MPI_Aint michi_dt_extent(MPI_Datatype dt)
+{
+	MPI_Count sz;
+	MPI_Aint ext;
+
+	if (likely(michi_dt_is_builtin(dt)))
+		return ((uint32_t)dt >> 8) & 0xff;
+	michi_dt_size_extent_slow(dt, &sz, &ext);
+	return ext;
+}
+static inline MPI_Count michi_dt_size(MPI_Datatype dt)
+{
+	MPI_Count sz;
+	MPI_Aint ext;
+
+	if (likely(michi_dt_is_builtin(dt)))
+		return ((uint32_t)dt >> 8) & 0xff;
+	michi_dt_size_extent_slow(dt, &sz, &ext);
+	return sz;
+}
+/* 0 when dt is a datatype point-to-point can move in this version. */
+int michi_dt_check(MPI_Datatype dt);
+void michi_dt_init(void);
+const char *michi_dt_name(MPI_Datatype dt);
+
+/* ---- communicators ----------------------------------------------------- */
+
+struct michi_comm {
+	struct michi_obj h;
+	int rank, size;
+	uint32_t ctx;          /* point-to-point context; ctx + 1 for collectives */
+	int *peers;            /* world rank of each comm rank */
+	MPI_Errhandler errhandler;
+	MPI_Comm handle;
+	char name[MPI_MAX_OBJECT_NAME];
+};
+
+extern struct michi_comm michi_comm_world, michi_comm_self;
+
+/* Resolve a communicator handle: WORLD first, the common case. */
+static inline struct michi_comm *michi_comm_get(MPI_Comm comm)
+{
+	if (likely(comm == MPI_COMM_WORLD))
+		return &michi_comm_world;
+	if (comm == MPI_COMM_SELF)
+		return &michi_comm_self;
+	return michi_obj_check((uint32_t)comm, MICHI_KIND_COMM);
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+enum michi_req_kind {
+	MICHI_REQ_SEND = 1,
+	MICHI_REQ_RECV,
+	MICHI_REQ_DONE,        /* complete from the start: PROC_NULL, buffered sends */
+	/* persistent kinds last: michi_req_finish keeps them (kind >= PSEND) */
+	MICHI_REQ_PSEND,
+	MICHI_REQ_PRECV,
+};
+
+/* r->mode: the MTMI modes plus the buffered mode, which only mpi/ knows */
+#define MICHI_MODE_BUFFERED 3
+
+struct michi_request {
+	struct michi_obj h;
+	uint8_t kind;
+	uint8_t active;        /* persistent: started and not yet completed */
+	uint8_t freed;         /* Request_free called while still pending */
+	uint8_t mode;          /* enum mtmi_mode or MICHI_MODE_BUFFERED */
+	struct michi_comm *comm;
+	MPI_Datatype dtype;
+	/* persistent requests keep their arguments */
+	void *buf;
+	int count;
+	int rank;              /* dest or source (comm rank) */
+	int tag;
+	struct mtmi_req m;
+};
+
+/* one request per kind slot, small enough for the 256-byte slab objects */
+_Static_assert(sizeof(struct michi_request) <= 256, "request fits its slab object");
+
+static inline struct michi_request *michi_req_alloc(void)
+{
+	return michi_obj_alloc(MICHI_KIND_REQUEST);
+}
+
+static inline void michi_req_free(struct michi_request *r)
+{
+	michi_obj_free(MICHI_KIND_REQUEST, r);
+}
+
+/* Start a persistent request (MPI_Start). */
+int michi_req_start(struct michi_request *r, const char *fname);
+
+/* ---- errors ------------------------------------------------------------- */
+
+/*
+ * Report an error from an MPI function: builds "MPI_Send(dest=9): rank out
+ * of range, communicator has 4 ranks (rank 2 on host node3)", calls the
+ * communicator's error handler (comm NULL: COMM_WORLD's) and returns the
+ * error code to hand back to the user.
+ */
+int michi_mpi_err(struct michi_comm *comm, int errclass, const char *fname,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5), cold));
+/* Map a michi_status_t from below to an MPI error class. */
+int michi_mpi_class(michi_status_t st);
+/* Error code for a status from below, message from michi_err_msg(). */
+int michi_mpi_err_status(struct michi_comm *comm, michi_status_t st, const char *fname)
+	__attribute__((cold));
+/* An error code carrying a message (no handler called). */
+int michi_errcode_new(int errclass, const char *msg);
+int michi_mpi_unsupported(const char *fname);
+void michi_errors_init(void);
+
+/* ---- global state ------------------------------------------------------- */
+
+struct michi_state {
+	int active;            /* between MPI_Init and MPI_Finalize: one test on hot paths */
+	int initialized;       /* MPI_Init done */
+	int finalized;
+	int thread_level;
+	int rank, size;        /* world */
+	int tag_ub;
+	const char *host;
+};
+
+extern struct michi_state michi_state;
+
+/* Argument checks shared by the point-to-point calls. */
+#define MICHI_CHECK_INIT(fname) do { \
+	if (ERRCHK && unlikely(!michi_state.active)) \
+		return michi_not_initialized(fname); \
+} while (0)
+int michi_not_initialized(const char *fname) __attribute__((cold));
+
+int michi_check_comm_slow(MPI_Comm comm, const char *fname) __attribute__((cold));
+
+#endif

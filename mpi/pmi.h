@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi/pmi.h: the PMI-1 wire-protocol client used by MPI_Init.
+ *
+ * Connects through PMI_FD (our mpirun, MPICH Hydra, Slurm srun
+ * --mpi=pmi2's PMI-1 compatibility) or PMI_PORT + PMI_ID; with neither in
+ * the environment the process is a singleton and the key-value space is
+ * local. All calls are collective-free except pmi_fence().
+ */
+#ifndef MICHI_PMI_H
+#define MICHI_PMI_H
+
+#include <stddef.h>
+#include "michi.h"
+
+struct pmi_info {
+	int rank, size;
+	int local_rank, local_size;   /* from MPI_LOCALRANKID/MPI_LOCALNRANKS, -1 if absent */
+	int appnum;
+	int universe_size;            /* -1 if unknown */
+	int singleton;                /* 1 when no process manager */
+	char kvsname[256];
+};
+
+michi_status_t pmi_init(struct pmi_info *info);
+michi_status_t pmi_put(const char *key, const char *val);
+michi_status_t pmi_fence(void);          /* commit puts, barrier across the job */
+/* Get a key: rank is a hint (PMI-1 ignores it); MICHI_ERR_PMI if absent. */
+michi_status_t pmi_get(int rank, const char *key, char *val, size_t len);
+michi_status_t pmi_abort(int code, const char *msg);  /* asks the manager to end the job */
+michi_status_t pmi_finalize(void);
+size_t pmi_max_val_len(void);            /* largest value a put may carry */
+size_t pmi_max_key_len(void);            /* longest key a put may carry */
+
+/*
+ * Key under which Michi's mpirun presets the job key (32 hex digits from
+ * 16 random bytes) before the first fence. Absent under other managers.
+ */
+#define PMI_JOB_KEY "michi-job-key"
+
+#endif

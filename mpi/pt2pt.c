@@ -1,0 +1,614 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi/pt2pt.c: the point-to-point calls.
+ *
+ * Each call checks its arguments (compiled out without error checking),
+ * resolves the communicator and becomes one MTMI call. Blocking calls keep
+ * their MTMI request on the stack; nonblocking ones take a request from
+ * the slab. Nothing here allocates or makes a system call on the path of
+ * a small message to a connected peer.
+ */
+#include "pt2pt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- error messages (cold) ---------------------------------------------- */
+
+int michi_err_count(struct michi_comm *c, const char *fname, int count)
+{
+	return michi_mpi_err(c, MPI_ERR_COUNT, fname, "(count=%d): count is negative", count);
+}
+
+int michi_err_rank(struct michi_comm *c, const char *fname, const char *arg, int rank)
+{
+	return michi_mpi_err(c, MPI_ERR_RANK, fname,
+			     "(%s=%d): rank out of range, communicator has %d ranks",
+			     arg, rank, c->size);
+}
+
+int michi_err_tag(struct michi_comm *c, const char *fname, int tag, int recv)
+{
+	return michi_mpi_err(c, MPI_ERR_TAG, fname,
+			     "(tag=%d): tag must be in 0..%d%s", tag, michi_state.tag_ub,
+			     recv ? " or MPI_ANY_TAG" : "");
+}
+
+int michi_err_type(struct michi_comm *c, const char *fname, MPI_Datatype dt)
+{
+	if (dt == MPI_DATATYPE_NULL)
+		return michi_mpi_err(c, MPI_ERR_TYPE, fname,
+				     "(datatype=MPI_DATATYPE_NULL): null datatype");
+	if ((uint32_t)dt >> MICHI_REGION_SHIFT == (MICHI_HANDLE_USER >> MICHI_REGION_SHIFT | MICHI_KIND_DATATYPE))
+		return michi_mpi_err(c, MPI_ERR_TYPE, fname,
+				     "(datatype=0x%x): derived datatypes are not supported yet",
+				     (unsigned)dt);
+	return michi_mpi_err(c, MPI_ERR_TYPE, fname,
+			     "(datatype=0x%x): not a valid datatype", (unsigned)dt);
+}
+
+int michi_err_buf(struct michi_comm *c, const char *fname, int count)
+{
+	return michi_mpi_err(c, MPI_ERR_BUFFER, fname,
+			     "(buf=NULL, count=%d): NULL buffer with a positive count", count);
+}
+
+int michi_err_null(struct michi_comm *c, const char *fname, const char *arg)
+{
+	return michi_mpi_err(c, MPI_ERR_ARG, fname, "(%s=NULL): NULL pointer", arg);
+}
+
+int michi_err_request(const char *fname, const char *arg, MPI_Request h)
+{
+	if (h == MPI_REQUEST_NULL)
+		return michi_mpi_err(NULL, MPI_ERR_REQUEST, fname,
+				     "(%s=MPI_REQUEST_NULL): null request", arg);
+	return michi_mpi_err(NULL, MPI_ERR_REQUEST, fname,
+			     "(%s=0x%x): not a valid request", arg, (unsigned)h);
+}
+
+int michi_err_nomem(struct michi_comm *c, const char *fname)
+{
+	int code = michi_mpi_err(c, MPI_ERR_NO_MEM, fname, ": %s", michi_err_msg());
+
+	michi_err_clear();
+	return code;
+}
+
+/* Turn an MTMI completion error into an MPI error code with a sentence. */
+static int mtmi_error(struct michi_comm *c, const struct mtmi_req *m, const char *fname)
+{
+	if (m->error == MICHI_ERR_TRUNCATE)
+		return michi_mpi_err(c, MPI_ERR_TRUNCATE, fname,
+				     ": message truncated: %zu-byte message from rank %d (tag %d)"
+				     " into a %zu-byte buffer", m->msg_len, m->source, m->tag, m->len);
+	return michi_mpi_err_status(c, m->error, fname);
+}
+
+int michi_req_error(struct michi_request *r, const char *fname, int quiet)
+{
+	int code;
+
+	if (!quiet)
+		return mtmi_error(r->comm, &r->m, fname);
+	/* multi-completion: the caller reports MPI_ERR_IN_STATUS once */
+	{
+		MPI_Errhandler eh = r->comm->errhandler;
+
+		r->comm->errhandler = MPI_ERRORS_RETURN;
+		code = mtmi_error(r->comm, &r->m, fname);
+		r->comm->errhandler = eh;
+	}
+	return code;
+}
+
+static int start_error(struct michi_comm *c, michi_status_t st, const char *fname)
+{
+	if (st == MICHI_ERR_NOMEM)
+		return michi_err_nomem(c, fname);
+	return michi_mpi_err_status(c, st, fname);
+}
+
+/* ---- blocking send and receive --------------------------------------------- */
+
+static inline int send_blocking(const void *buf, int count, MPI_Datatype datatype, int dest,
+				int tag, MPI_Comm comm, int mode, const char *fname)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	struct mtmi_req m;
+	michi_status_t st;
+	int err;
+
+	MICHI_CHECK_INIT(fname);
+	if (ERRCHK && (err = michi_check_send(c, comm, buf, count, datatype, dest, tag, fname)))
+		return err;
+	if (unlikely(dest == MPI_PROC_NULL))
+		return MPI_SUCCESS;
+	m.on_complete = NULL;
+	st = mtmi_isend_inline(buf, michi_dt_bytes(datatype, count), c->peers[dest], c->rank,
+			       tag, c->ctx, mode, &m);
+	if (unlikely(st < 0))
+		return start_error(c, st, fname);
+	if (st == MICHI_INPROGRESS)
+		mtmi_wait(&m);
+	if (unlikely(m.error))
+		return mtmi_error(c, &m, fname);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return send_blocking(buf, count, datatype, dest, tag, comm, MTMI_MODE_STANDARD, "MPI_Send");
+}
+MICHI_ALIAS(Send)
+
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return send_blocking(buf, count, datatype, dest, tag, comm, MTMI_MODE_SYNC, "MPI_Ssend");
+}
+MICHI_ALIAS(Ssend)
+
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return send_blocking(buf, count, datatype, dest, tag, comm, MTMI_MODE_READY, "MPI_Rsend");
+}
+MICHI_ALIAS(Rsend)
+
+static inline int recv_peer(struct michi_comm *c, int source)
+{
+	return source == MPI_ANY_SOURCE ? MTMI_ANY_SOURCE : c->peers[source];
+}
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+	      MPI_Comm comm, MPI_Status *status)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	struct mtmi_req m;
+	michi_status_t st;
+	int err;
+
+	MICHI_CHECK_INIT("MPI_Recv");
+	if (ERRCHK && (err = michi_check_recv(c, comm, buf, count, datatype, source, tag, "MPI_Recv")))
+		return err;
+	if (unlikely(source == MPI_PROC_NULL)) {
+		if (status != MPI_STATUS_IGNORE)
+			michi_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);
+		return MPI_SUCCESS;
+	}
+	m.on_complete = NULL;
+	st = mtmi_irecv_inline(buf, michi_dt_bytes(datatype, count), recv_peer(c, source),
+			       source, tag, c->ctx, &m);
+	if (unlikely(st < 0))
+		return start_error(c, st, "MPI_Recv");
+	if (!m.done)
+		mtmi_wait(&m);
+	if (status != MPI_STATUS_IGNORE)
+		michi_status_set(status, m.source, m.tag, m.count, m.cancelled);
+	if (unlikely(m.error))
+		return mtmi_error(c, &m, "MPI_Recv");
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Recv)
+
+/* ---- nonblocking send and receive ----------------------------------------- */
+
+/* A request already complete: PROC_NULL peers and buffered sends. */
+static int req_done_new(struct michi_comm *c, int source, MPI_Request *request, const char *fname)
+{
+	struct michi_request *r = michi_req_alloc();
+
+	if (unlikely(!r))
+		return michi_err_nomem(c, fname);
+	r->kind = MICHI_REQ_DONE;
+	r->comm = c;
+	michi_req_done_now(r, source, MPI_ANY_TAG);
+	*request = (MPI_Request)michi_p2h(r);
+	return MPI_SUCCESS;
+}
+
+static inline int isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			MPI_Comm comm, MPI_Request *request, int mode, const char *fname)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	struct michi_request *r;
+	michi_status_t st;
+	int err;
+
+	MICHI_CHECK_INIT(fname);
+	if (ERRCHK && (err = michi_check_send(c, comm, buf, count, datatype, dest, tag, fname)))
+		return err;
+	if (ERRCHK && unlikely(!request))
+		return michi_err_null(c, fname, "request");
+	if (unlikely(dest == MPI_PROC_NULL))
+		return req_done_new(c, MPI_PROC_NULL, request, fname);
+	r = michi_req_alloc();
+	if (unlikely(!r))
+		return michi_err_nomem(c, fname);
+	r->kind = MICHI_REQ_SEND;
+	r->comm = c;
+	r->m.on_complete = NULL;
+	st = mtmi_isend_inline(buf, michi_dt_bytes(datatype, count), c->peers[dest], c->rank,
+			       tag, c->ctx, mode, &r->m);
+	if (unlikely(st < 0)) {
+		michi_req_free(r);
+		return start_error(c, st, fname);
+	}
+	*request = (MPI_Request)michi_p2h(r);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	       MPI_Comm comm, MPI_Request *request)
+{
+	return isend(buf, count, datatype, dest, tag, comm, request, MTMI_MODE_STANDARD, "MPI_Isend");
+}
+MICHI_ALIAS(Isend)
+
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+		MPI_Comm comm, MPI_Request *request)
+{
+	return isend(buf, count, datatype, dest, tag, comm, request, MTMI_MODE_SYNC, "MPI_Issend");
+}
+MICHI_ALIAS(Issend)
+
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+		MPI_Comm comm, MPI_Request *request)
+{
+	return isend(buf, count, datatype, dest, tag, comm, request, MTMI_MODE_READY, "MPI_Irsend");
+}
+MICHI_ALIAS(Irsend)
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+	       MPI_Comm comm, MPI_Request *request)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	struct michi_request *r;
+	michi_status_t st;
+	int err;
+
+	MICHI_CHECK_INIT("MPI_Irecv");
+	if (ERRCHK && (err = michi_check_recv(c, comm, buf, count, datatype, source, tag, "MPI_Irecv")))
+		return err;
+	if (ERRCHK && unlikely(!request))
+		return michi_err_null(c, "MPI_Irecv", "request");
+	if (unlikely(source == MPI_PROC_NULL))
+		return req_done_new(c, MPI_PROC_NULL, request, "MPI_Irecv");
+	r = michi_req_alloc();
+	if (unlikely(!r))
+		return michi_err_nomem(c, "MPI_Irecv");
+	r->kind = MICHI_REQ_RECV;
+	r->comm = c;
+	r->m.on_complete = NULL;
+	st = mtmi_irecv_inline(buf, michi_dt_bytes(datatype, count), recv_peer(c, source),
+			       source, tag, c->ctx, &r->m);
+	if (unlikely(st < 0)) {
+		michi_req_free(r);
+		return start_error(c, st, "MPI_Irecv");
+	}
+	*request = (MPI_Request)michi_p2h(r);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Irecv)
+
+/* ---- buffered sends ---------------------------------------------------------- */
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	int err;
+
+	MICHI_CHECK_INIT("MPI_Bsend");
+	if (ERRCHK && (err = michi_check_send(c, comm, buf, count, datatype, dest, tag, "MPI_Bsend")))
+		return err;
+	if (dest == MPI_PROC_NULL)
+		return MPI_SUCCESS;
+	return michi_bsend_start(c, buf, count, datatype, dest, tag, "MPI_Bsend");
+}
+MICHI_ALIAS(Bsend)
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+		MPI_Comm comm, MPI_Request *request)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	int err;
+
+	MICHI_CHECK_INIT("MPI_Ibsend");
+	if (ERRCHK && (err = michi_check_send(c, comm, buf, count, datatype, dest, tag, "MPI_Ibsend")))
+		return err;
+	if (ERRCHK && unlikely(!request))
+		return michi_err_null(c, "MPI_Ibsend", "request");
+	if (dest != MPI_PROC_NULL) {
+		err = michi_bsend_start(c, buf, count, datatype, dest, tag, "MPI_Ibsend");
+		if (err)
+			return err;
+	}
+	/* the data now lives in the attached buffer: the request is complete */
+	return req_done_new(c, dest == MPI_PROC_NULL ? MPI_PROC_NULL : MPI_ANY_SOURCE,
+			    request, "MPI_Ibsend");
+}
+MICHI_ALIAS(Ibsend)
+
+/* ---- combined send-receive --------------------------------------------------- */
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+		  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+		  int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	struct mtmi_req sm, rm;
+	michi_status_t st;
+	int err;
+
+	MICHI_CHECK_INIT("MPI_Sendrecv");
+	if (ERRCHK && (err = michi_check_send(c, comm, sendbuf, sendcount, sendtype, dest,
+					       sendtag, "MPI_Sendrecv")))
+		return err;
+	if (ERRCHK && (err = michi_check_recv(c, comm, recvbuf, recvcount, recvtype, source,
+					       recvtag, "MPI_Sendrecv")))
+		return err;
+	sm.done = rm.done = 1;
+	sm.error = rm.error = 0;
+	sm.on_complete = rm.on_complete = NULL;
+	if (source != MPI_PROC_NULL) {
+		st = mtmi_irecv(recvbuf, michi_dt_bytes(recvtype, recvcount), recv_peer(c, source),
+				source, recvtag, c->ctx, &rm);
+		if (st < 0)
+			return start_error(c, st, "MPI_Sendrecv");
+	} else {
+		rm.source = MPI_PROC_NULL;
+		rm.tag = MPI_ANY_TAG;
+		rm.count = 0;
+		rm.cancelled = 0;
+	}
+	if (dest != MPI_PROC_NULL) {
+		st = mtmi_isend(sendbuf, michi_dt_bytes(sendtype, sendcount), c->peers[dest],
+				c->rank, sendtag, c->ctx, MTMI_MODE_STANDARD, &sm);
+		if (st < 0) {
+			err = start_error(c, st, "MPI_Sendrecv");
+			if (source != MPI_PROC_NULL) {
+				mtmi_cancel(&rm);
+				mtmi_wait(&rm);
+			}
+			return err;
+		}
+	}
+	if (!sm.done)
+		mtmi_wait(&sm);
+	if (!rm.done)
+		mtmi_wait(&rm);
+	if (status != MPI_STATUS_IGNORE)
+		michi_status_set(status, rm.source, rm.tag, rm.count, 0);
+	if (unlikely(sm.error))
+		return mtmi_error(c, &sm, "MPI_Sendrecv");
+	if (unlikely(rm.error))
+		return mtmi_error(c, &rm, "MPI_Sendrecv");
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Sendrecv)
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+			  int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	size_t bytes;
+	void *tmp;
+	int err;
+
+	MICHI_CHECK_INIT("MPI_Sendrecv_replace");
+	if (ERRCHK && (err = michi_check_send(c, comm, buf, count, datatype, dest, sendtag,
+					       "MPI_Sendrecv_replace")))
+		return err;
+	if (ERRCHK && (err = michi_check_recv(c, comm, buf, count, datatype, source, recvtag,
+					       "MPI_Sendrecv_replace")))
+		return err;
+	/* The message received goes to a scratch buffer while the send reads
+	 * buf; it is copied back once both are done. */
+	bytes = michi_dt_bytes(datatype, count);
+	tmp = malloc(bytes ? bytes : 1);
+	if (!tmp)
+		return michi_mpi_err(c, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace",
+				     "(count=%d): cannot allocate %zu bytes of scratch space",
+				     count, bytes);
+	err = PMPI_Sendrecv(buf, count, datatype, dest, sendtag, tmp, count, datatype, source,
+			    recvtag, comm, status);
+	if (err == MPI_SUCCESS || (err & 0x3ff) == MPI_ERR_TRUNCATE)
+		memcpy(buf, tmp, bytes);
+	free(tmp);
+	return err;
+}
+MICHI_ALIAS(Sendrecv_replace)
+
+/* ---- probe ------------------------------------------------------------------- */
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	michi_status_t st;
+	int src, tg, err;
+	size_t len;
+
+	MICHI_CHECK_INIT("MPI_Iprobe");
+	if (ERRCHK && (err = michi_check_recv(c, comm, NULL, 0, MPI_BYTE, source, tag, "MPI_Iprobe")))
+		return err;
+	if (ERRCHK && !flag)
+		return michi_err_null(c, "MPI_Iprobe", "flag");
+	if (source == MPI_PROC_NULL) {
+		*flag = 1;
+		if (status != MPI_STATUS_IGNORE)
+			michi_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);
+		return MPI_SUCCESS;
+	}
+	st = mtmi_iprobe(recv_peer(c, source), source, tag, c->ctx, flag, &src, &tg, &len);
+	if (st < 0)
+		return start_error(c, st, "MPI_Iprobe");
+	if (*flag && status != MPI_STATUS_IGNORE)
+		michi_status_set(status, src, tg, len, 0);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Iprobe)
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+	unsigned spins = 0;
+	int flag = 0, err;
+
+	for (;;) {
+		err = PMPI_Iprobe(source, tag, comm, &flag, status);
+		if (err || flag)
+			return err;
+		mtmi_idle(&spins);
+	}
+}
+MICHI_ALIAS(Probe)
+
+/* A matched message (MPI_Message): the MTMI message and its communicator. */
+struct michi_message {
+	struct michi_obj h;
+	struct mtmi_msg *msg;
+	struct michi_comm *comm;
+};
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+		 MPI_Status *status)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	struct michi_message *mm;
+	struct mtmi_msg *msg;
+	michi_status_t st;
+	int src, tg, err;
+	size_t len;
+
+	MICHI_CHECK_INIT("MPI_Improbe");
+	if (ERRCHK && (err = michi_check_recv(c, comm, NULL, 0, MPI_BYTE, source, tag, "MPI_Improbe")))
+		return err;
+	if (ERRCHK && (!flag || !message))
+		return michi_err_null(c, "MPI_Improbe", !flag ? "flag" : "message");
+	if (source == MPI_PROC_NULL) {
+		*flag = 1;
+		*message = MPI_MESSAGE_NO_PROC;
+		if (status != MPI_STATUS_IGNORE)
+			michi_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);
+		return MPI_SUCCESS;
+	}
+	st = mtmi_improbe(recv_peer(c, source), source, tag, c->ctx, flag, &msg, &src, &tg, &len);
+	if (st < 0)
+		return start_error(c, st, "MPI_Improbe");
+	if (!*flag)
+		return MPI_SUCCESS;
+	mm = michi_obj_alloc(MICHI_KIND_MESSAGE);
+	if (!mm) {
+		/* the message is claimed: keep it receivable by re-probing is not
+		 * possible, so this is fatal to the call */
+		return michi_err_nomem(c, "MPI_Improbe");
+	}
+	mm->msg = msg;
+	mm->comm = c;
+	*message = (MPI_Message)michi_p2h(mm);
+	if (status != MPI_STATUS_IGNORE)
+		michi_status_set(status, src, tg, len, 0);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Improbe)
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+	unsigned spins = 0;
+	int flag = 0, err;
+
+	for (;;) {
+		err = PMPI_Improbe(source, tag, comm, &flag, message, status);
+		if (err || flag)
+			return err;
+		mtmi_idle(&spins);
+	}
+}
+MICHI_ALIAS(Mprobe)
+
+static int imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+		  struct michi_request *r, struct mtmi_req *m, struct michi_comm **cp,
+		  const char *fname)
+{
+	struct michi_message *mm;
+	struct michi_comm *c;
+	michi_status_t st;
+
+	if (ERRCHK && !message)
+		return michi_err_null(NULL, fname, "message");
+	if (*message == MPI_MESSAGE_NO_PROC) {
+		m->done = 1;
+		m->error = 0;
+		m->source = MPI_PROC_NULL;
+		m->tag = MPI_ANY_TAG;
+		m->count = 0;
+		m->cancelled = 0;
+		*message = MPI_MESSAGE_NULL;
+		*cp = &michi_comm_world;
+		return MPI_SUCCESS;
+	}
+	mm = michi_obj_check((uint32_t)*message, MICHI_KIND_MESSAGE);
+	if (!mm)
+		return michi_mpi_err(NULL, MPI_ERR_REQUEST, fname,
+				     "(message=0x%x): not a valid matched message", (unsigned)*message);
+	c = mm->comm;
+	*cp = c;
+	if (ERRCHK && count < 0)
+		return michi_err_count(c, fname, count);
+	if (ERRCHK && !michi_dt_ok(datatype))
+		return michi_err_type(c, fname, datatype);
+	if (ERRCHK && !buf && count > 0)
+		return michi_err_buf(c, fname, count);
+	m->on_complete = NULL;
+	st = mtmi_imrecv(buf, michi_dt_bytes(datatype, count), mm->msg, m);
+	if (st < 0)
+		return start_error(c, st, fname);
+	michi_obj_free(MICHI_KIND_MESSAGE, mm);
+	*message = MPI_MESSAGE_NULL;
+	(void)r;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+	       MPI_Status *status)
+{
+	struct michi_comm *c;
+	struct mtmi_req m;
+	int err;
+
+	MICHI_CHECK_INIT("MPI_Mrecv");
+	err = imrecv(buf, count, datatype, message, NULL, &m, &c, "MPI_Mrecv");
+	if (err)
+		return err;
+	if (!m.done)
+		mtmi_wait(&m);
+	if (status != MPI_STATUS_IGNORE)
+		michi_status_set(status, m.source, m.tag, m.count, 0);
+	if (m.error)
+		return mtmi_error(c, &m, "MPI_Mrecv");
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Mrecv)
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+		MPI_Request *request)
+{
+	struct michi_request *r;
+	struct michi_comm *c;
+	int err;
+
+	MICHI_CHECK_INIT("MPI_Imrecv");
+	if (ERRCHK && !request)
+		return michi_err_null(NULL, "MPI_Imrecv", "request");
+	r = michi_req_alloc();
+	if (!r)
+		return michi_err_nomem(NULL, "MPI_Imrecv");
+	r->kind = MICHI_REQ_RECV;
+	err = imrecv(buf, count, datatype, message, r, &r->m, &c, "MPI_Imrecv");
+	if (err) {
+		michi_req_free(r);
+		return err;
+	}
+	r->comm = c;
+	*request = (MPI_Request)michi_p2h(r);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Imrecv)

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mtmi/mtmi.c: setup, progress and waiting of MTMI's own-queue engine.
+ *
+ * Init sizes the per-peer state (frame numbers, failure flags) and the
+ * matching hash; progress is the devices' progress. Waiting follows one
+ * policy chosen at init: poll for a while, then sched_yield, then sleep
+ * in the devices' wait, so that a rank sharing its core with the peer it
+ * waits for (more ranks than cores) hands the core over instead of
+ * burning it. The out-of-line mtmi_isend/mtmi_irecv are the inline fast
+ * paths of mtmi_inline.h for callers that want a plain function.
+ */
+#include "config.h"
+#include "mtmi_priv.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+uint64_t mtmi_post_seq;
+uint32_t *mtmi_tx_seq;
+uint32_t *mtmi_rx_seq;
+uint8_t *mtmi_peer_dead;
+void **mtmi_rx_cur;
+unsigned mtmi_nfailed;
+int mtmi_nranks;
+
+static const char *mtmi_wait_policy = "auto";
+MICHI_TUNABLE(mtmi_wait_policy, "wait_policy", MICHI_T_STRING, "auto",
+	      MICHI_LEVEL_TUNER,
+	      "how a waiting rank idles: auto (spin, then yield, then block), spin, yield or block");
+static int mtmi_wait_spin = -1;
+MICHI_TUNABLE(mtmi_wait_spin, "wait_spin", MICHI_T_INT, "-1", MICHI_LEVEL_TUNER,
+	      "idle polling rounds before a waiting rank yields (-1: 1000 when the host has a core per rank, else 10)");
+static int mtmi_wait_yield = 100;
+MICHI_TUNABLE(mtmi_wait_yield, "wait_yield", MICHI_T_INT, "100", MICHI_LEVEL_TUNER,
+	      "sched_yield rounds before a waiting rank sleeps in the devices' wait");
+static int mtmi_wait_block_ms = 10;
+MICHI_TUNABLE(mtmi_wait_block_ms, "wait_block_ms", MICHI_T_INT, "10", MICHI_LEVEL_TUNER,
+	      "longest single sleep of a waiting rank in the devices' wait (ms)");
+static size_t mtmi_hash_buckets = 4096;
+MICHI_TUNABLE(mtmi_hash_buckets, "mtmi_hash_buckets", MICHI_T_SIZE, "4096",
+	      MICHI_LEVEL_DEVELOPER,
+	      "buckets of the exact-match hash of posted and unexpected messages");
+static double mtmi_finalize_timeout = 10.0;
+MICHI_TUNABLE(mtmi_finalize_timeout, "mtmi_finalize_timeout", MICHI_T_DOUBLE, "10",
+	      MICHI_LEVEL_TUNER,
+	      "seconds finalize waits for pending sends before giving up on them");
+
+/* idle rounds before each next stage, fixed at init from the policy */
+static unsigned long long spin_rounds, yield_rounds;
+
+static void wait_policy_init(const struct michi_job *job)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int spin = mtmi_wait_spin;
+
+	if (spin < 0)
+		spin = (cores > 0 && job->local_size <= cores) ? 1000 : 10;
+	spin_rounds = (unsigned)spin;
+	yield_rounds = mtmi_wait_yield < 0 ? 0 : (unsigned)mtmi_wait_yield;
+	if (strcmp(mtmi_wait_policy, "spin") == 0) {
+		spin_rounds = ~0ull;
+	} else if (strcmp(mtmi_wait_policy, "yield") == 0) {
+		spin_rounds = 0;
+		yield_rounds = ~0ull;
+	} else if (strcmp(mtmi_wait_policy, "block") == 0) {
+		spin_rounds = 0;
+		yield_rounds = 0;
+	} else if (strcmp(mtmi_wait_policy, "auto") != 0) {
+		michi_warn("wait_policy '%s' unknown (auto|spin|yield|block), using auto",
+			   mtmi_wait_policy);
+	}
+	michi_debug("mtmi: wait policy %s, %llu spins, %llu yields, block %d ms",
+		    mtmi_wait_policy, spin_rounds, yield_rounds, mtmi_wait_block_ms);
+}
+
+michi_status_t mtmi_init(struct michi_job *job)
+{
+	size_t n = (size_t)job->size;
+	michi_status_t st;
+
+	michi_tunables_load();
+	mtmi_tx_seq = calloc(n, sizeof(*mtmi_tx_seq));
+	mtmi_rx_seq = calloc(n, sizeof(*mtmi_rx_seq));
+	mtmi_peer_dead = calloc(n, sizeof(*mtmi_peer_dead));
+	mtmi_rx_cur = calloc(n, sizeof(*mtmi_rx_cur));
+	if (!mtmi_tx_seq || !mtmi_rx_seq || !mtmi_peer_dead || !mtmi_rx_cur) {
+		st = michi_err(MICHI_ERR_NOMEM, "mtmi: no memory for %zu peers", n);
+		goto err_free_peers;
+	}
+	st = mtmi_queue_init(mtmi_hash_buckets);
+	if (st < 0)
+		goto err_free_peers;
+	mtmi_nranks = job->size;
+	mtmi_nfailed = 0;
+	mtmi_post_seq = 0;
+	wait_policy_init(job);
+	return MICHI_OK;
+
+err_free_peers:
+	free(mtmi_tx_seq);
+	free(mtmi_rx_seq);
+	free(mtmi_peer_dead);
+	free(mtmi_rx_cur);
+	mtmi_tx_seq = mtmi_rx_seq = NULL;
+	mtmi_peer_dead = NULL;
+	mtmi_rx_cur = NULL;
+	return st;
+}
+
+/* Pending sends get a bounded time to finish; whatever the receivers
+ * never matched is left behind, as a sender cannot wait for them. */
+michi_status_t mtmi_finalize(void)
+{
+	double deadline = michi_wtime() + mtmi_finalize_timeout;
+	unsigned spins = 0;
+	michi_status_t st = MICHI_OK;
+
+	while (mtmi_pending_sends.head && michi_wtime() < deadline)
+		mtmi_idle(&spins);
+	if (mtmi_pending_sends.head) {
+		michi_warn("mtmi: finalize leaves sends that no receiver matched");
+		st = MICHI_INPROGRESS;
+	}
+	mtmi_proto_fini();
+	mtmi_queue_fini();
+	free(mtmi_tx_seq);
+	free(mtmi_rx_seq);
+	free(mtmi_peer_dead);
+	free(mtmi_rx_cur);
+	mtmi_tx_seq = mtmi_rx_seq = NULL;
+	mtmi_peer_dead = NULL;
+	mtmi_rx_cur = NULL;
+	mtmi_nranks = 0;
+	return st;
+}
+
+michi_status_t mtmi_isend(const void *buf, size_t len, int peer, int src_rank,
+			  int tag, uint32_t ctx, int mode, struct mtmi_req *r)
+{
+	return mtmi_isend_inline(buf, len, peer, src_rank, tag, ctx, mode, r);
+}
+
+michi_status_t mtmi_irecv(void *buf, size_t len, int peer, int src_rank,
+			  int tag, uint32_t ctx, struct mtmi_req *r)
+{
+	return mtmi_irecv_inline(buf, len, peer, src_rank, tag, ctx, r);
+}
+
+int mtmi_progress(void)
+{
+	return michi_devices_progress();
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+void mtmi_idle(unsigned *spins)
+{
+	unsigned long long n;
+
+	if (mtmi_progress() > 0) {
+		*spins = 0;
+		return;
+	}
+	n = ++*spins;
+	if (n <= spin_rounds)
+		cpu_relax();
+	else if (n <= spin_rounds + yield_rounds)
+		sched_yield();
+	else
+		michi_devices_block(mtmi_wait_block_ms);
+	/* stay in the last stage instead of wrapping back to spinning */
+	if (*spins == ~0u)
+		*spins = ~0u - 1;
+}
+
+michi_status_t mtmi_wait(struct mtmi_req *r)
+{
+	unsigned spins = 0;
+
+	while (!r->done)
+		mtmi_idle(&spins);
+	return r->error;
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mtmi/mtmi.h: the MPI-Transport Matching Interface, the only header the
+ * MPI core includes from below.
+ *
+ * Tagged send, receive, probe and cancel with MPI matching semantics on a
+ * context id. Addressing: `peer` is the world rank of the process (what a
+ * device connects to); `src_rank` is the sender's rank in the
+ * communicator, carried in the message and matched against a receive's
+ * source. Completion is written into the struct mtmi_req the caller owns
+ * (embedded in its MPI request); MTMI never allocates requests.
+ *
+ * Ordering: messages from one sender to one receiver on one context match
+ * in the order they were sent (MPI non-overtaking).
+ */
+#ifndef MICHI_MTMI_H
+#define MICHI_MTMI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "michi.h"
+
+struct michi_job;
+
+#define MTMI_ANY_SOURCE (-2)  /* same values as MPI_ANY_SOURCE/MPI_ANY_TAG */
+#define MTMI_ANY_TAG    (-1)
+
+enum mtmi_mode {
+	MTMI_MODE_STANDARD = 0,
+	MTMI_MODE_SYNC = 1,     /* complete only once matched */
+	MTMI_MODE_READY = 2,    /* receiver guaranteed posted (sent as standard) */
+};
+
+enum mtmi_req_type {
+	MTMI_REQ_NONE = 0,
+	MTMI_REQ_SEND,
+	MTMI_REQ_RECV,
+};
+
+struct mtmi_req;
+
+/*
+ * A request. The caller zeroes nothing: mtmi_isend/mtmi_irecv initialise
+ * every field they need. Public fields are valid once done != 0.
+ */
+struct mtmi_req {
+	/* ---- public ---- */
+	volatile int done;     /* set to 1 last, after the status fields */
+	int error;             /* 0, or a michi_status_t < 0 */
+	int source;            /* recv: the sender's src_rank */
+	int tag;               /* recv: the message tag */
+	size_t count;          /* recv: bytes delivered; send: bytes sent */
+	int cancelled;         /* 1 when cancelled instead of completed */
+	int type;              /* enum mtmi_req_type */
+
+	/* ---- engine private (mtmi/) ---- */
+	struct mtmi_req *next, *prev;   /* posted queue / pending lists */
+	void *buf;
+	size_t len;            /* buffer capacity (recv) or message size (send) */
+	int peer;              /* world rank; recv: MTMI_ANY_SOURCE possible until matched */
+	int src_match;         /* recv: comm rank to match, or MTMI_ANY_SOURCE */
+	int tag_match;         /* recv: tag to match, or MTMI_ANY_TAG */
+	uint32_t ctx;
+	uint32_t flags;
+	int mode;
+	uint64_t post_seq;     /* posting order, to keep exact and wildcard queues fair */
+	uint64_t remote_id;    /* rendezvous: the peer's request id */
+	size_t offset;         /* send: the message's frame sequence number */
+	size_t msg_len;        /* recv: length of the matched message */
+	void *priv;            /* engine use */
+	/* ---- owner private: the MPI core may use these freely ---- */
+	void (*on_complete)(struct mtmi_req *r); /* if set, called once when done */
+};
+
+/* A message matched by mtmi_improbe, waiting for mtmi_imrecv. */
+struct mtmi_msg;
+
+/* Init after the devices are up; finalize drains what is left. */
+michi_status_t mtmi_init(struct michi_job *job);
+michi_status_t mtmi_finalize(void);
+
+/*
+ * Start a send of len contiguous bytes to peer. Returns MICHI_OK when the
+ * request is already complete (done == 1), MICHI_INPROGRESS when it will
+ * complete in progress, <0 on an immediate error (request not started).
+ */
+michi_status_t mtmi_isend(const void *buf, size_t len, int peer, int src_rank,
+			  int tag, uint32_t ctx, int mode, struct mtmi_req *r);
+
+/*
+ * Post a receive into buf (capacity len). peer is the world rank of the
+ * source or MTMI_ANY_SOURCE; src_rank the comm rank to match or
+ * MTMI_ANY_SOURCE; tag or MTMI_ANY_TAG. A message longer than len
+ * completes the request with error MICHI_ERR_TRUNCATE and count = len.
+ */
+michi_status_t mtmi_irecv(void *buf, size_t len, int peer, int src_rank,
+			  int tag, uint32_t ctx, struct mtmi_req *r);
+
+/* Nonblocking probe; *flag 1 when a message matches, with its source, tag
+ * and length in bytes. Makes progress once before looking. */
+michi_status_t mtmi_iprobe(int peer, int src_rank, int tag, uint32_t ctx,
+			   int *flag, int *source_out, int *tag_out, size_t *len_out);
+
+/* Matched probe: on *flag 1, *msg holds the message, removed from
+ * matching; only mtmi_imrecv can receive it. */
+michi_status_t mtmi_improbe(int peer, int src_rank, int tag, uint32_t ctx,
+			    int *flag, struct mtmi_msg **msg, int *source_out,
+			    int *tag_out, size_t *len_out);
+michi_status_t mtmi_imrecv(void *buf, size_t len, struct mtmi_msg *msg,
+			   struct mtmi_req *r);
+
+/*
+ * Cancel: a posted receive not yet matched completes with cancelled = 1.
+ * A send not yet matched by the receiver is withdrawn when the protocol
+ * allows (rendezvous, or eager still queued locally); otherwise the send
+ * completes normally and cancelled stays 0. Completion comes through
+ * progress as for any request.
+ */
+michi_status_t mtmi_cancel(struct mtmi_req *r);
+
+/* Poll the devices once; returns events handled (>= 0), <0 fatal. */
+int mtmi_progress(void);
+
+/* Wait until r->done, spinning, then yielding, then blocking in the
+ * devices' wait fds (tunable policy). Returns r->error. */
+michi_status_t mtmi_wait(struct mtmi_req *r);
+
+/* Wait for progress in general (for waitany/waitsome and probe loops):
+ * makes progress, and idles politely if nothing happened for a while.
+ * `spins` counts the caller's consecutive idle rounds. */
+void mtmi_idle(unsigned *spins);
+
+/* The fast paths of mtmi_isend/mtmi_irecv, inline for the MPI core's hot
+ * paths: same arguments, same results as the out-of-line functions. */
+#include "mtmi_inline.h"
+
+#endif

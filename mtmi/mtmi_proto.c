@@ -1,0 +1,659 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mtmi/mtmi_proto.c: the protocols of MTMI's own-queue engine over byte
+ * devices, and the upcalls those devices make.
+ *
+ * Eager: the payload follows the header in one frame; a receive posted in
+ * time gets it straight into its buffer, else it waits in an unexpected
+ * message. Synchronous eager sends wait for the receiver's SYNC_ACK,
+ * sent when the message matches. Rendezvous (above the device's eager
+ * limit): RTS with the size, the receiver answers CTS once matched with
+ * how many bytes it takes (its capacity, so truncation costs no
+ * bandwidth), the sender sends DATA from the user buffer and the device
+ * writes it straight into the posted buffer. Cancel of a send asks the
+ * receiver to withdraw the message from its unexpected queue. A send
+ * completes when no wait flag is left (MTMI_RF_WAIT_MASK), whatever the
+ * order the acknowledgements come in.
+ */
+#include "config.h"
+#include "mtmi_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct mtmi_rlist mtmi_pending_sends;   /* sends that did not complete in isend */
+struct mtmi_rlist mtmi_active_recvs;    /* receives waiting for rendezvous DATA */
+
+/* A header-only frame (no payload, no completion to track). */
+static michi_status_t ctl_send(int peer, uint8_t type, uint8_t flags, uint64_t sid,
+			       uint64_t aux, uint64_t size)
+{
+	struct mtmi_hdr h;
+	struct iovec iov;
+	michi_status_t st;
+
+	memset(&h, 0, sizeof(h));
+	h.type = type;
+	h.flags = flags;
+	h.seq = mtmi_tx_seq[peer]++;
+	h.size = size;
+	h.sid = sid;
+	h.aux = aux;
+	iov.iov_base = &h;
+	iov.iov_len = sizeof(h);
+	st = michi_dev_for_peer[peer]->send(peer, &iov, 1, NULL);
+	if (st < 0) {
+		mtmi_tx_seq[peer]--;
+		return st;
+	}
+	return MICHI_OK;
+}
+
+/* ---- send side ---------------------------------------------------------- */
+
+void mtmi_send_check_done(struct mtmi_req *r)
+{
+	if (r->done || (r->flags & MTMI_RF_WAIT_MASK))
+		return;
+	if (r->flags & MTMI_RF_PENDING) {
+		mtmi_rlist_del(&mtmi_pending_sends, r);
+		r->flags &= ~MTMI_RF_PENDING;
+	}
+	mtmi_req_finish(r);
+}
+
+static void pending_add(struct mtmi_req *r, int peer, uint32_t seq)
+{
+	r->peer = peer;
+	r->offset = seq;
+	r->flags |= MTMI_RF_PENDING;
+	mtmi_rlist_append(&mtmi_pending_sends, r);
+}
+
+/* The device queued (or refused) the fast path's eager frame. */
+michi_status_t mtmi_isend_queued(struct mtmi_req *r, michi_status_t st, int peer)
+{
+	if (st < 0) {
+		/* nothing left: the frame number goes to the next frame */
+		mtmi_tx_seq[peer]--;
+		return st;
+	}
+	r->flags = MTMI_RF_WAIT_SEND;
+	pending_add(r, peer, mtmi_tx_seq[peer] - 1);
+	return MICHI_INPROGRESS;
+}
+
+/*
+ * Synchronous eager and rendezvous sends. r is set up before the device
+ * call, and MTMI_RF_INCALL holds its completion back, because a device
+ * may deliver (and get answers) before send() returns.
+ */
+michi_status_t mtmi_isend_slow(const void *buf, size_t len, int peer, int src_rank,
+			       int tag, uint32_t ctx, int mode, struct mtmi_req *r)
+{
+	struct michi_device *d = michi_dev_for_peer[peer];
+	struct mtmi_hdr h;
+	struct iovec iov[2];
+	michi_status_t st;
+	int iovcnt = 1;
+
+	memset(&h, 0, sizeof(h));
+	h.seq = mtmi_tx_seq[peer]++;
+	h.ctx = ctx;
+	h.src_rank = src_rank;
+	h.tag = tag;
+	h.sid = (uintptr_t)r;
+	r->buf = (void *)buf;
+	r->len = len;
+	r->ctx = ctx;
+	r->mode = mode;
+	r->flags = MTMI_RF_INCALL;
+	pending_add(r, peer, h.seq);
+	iov[0].iov_base = &h;
+	iov[0].iov_len = sizeof(h);
+	if (len <= d->eager_limit) {
+		h.type = MTMI_F_EAGER_SYNC;
+		h.len = len;
+		iov[1].iov_base = (void *)buf;
+		iov[1].iov_len = len;
+		iovcnt = 2;
+		r->flags |= MTMI_RF_WAIT_ACK | MTMI_RF_WAIT_SEND;
+	} else {
+		h.type = MTMI_F_RTS;
+		h.aux = len;
+		r->flags |= MTMI_RF_WAIT_CTS;
+	}
+	st = d->send(peer, iov, iovcnt, iovcnt == 2 ? r : NULL);
+	if (unlikely(st < 0)) {
+		mtmi_rlist_del(&mtmi_pending_sends, r);
+		r->flags = 0;
+		mtmi_tx_seq[peer]--;
+		return st;
+	}
+	if (st == MICHI_OK)
+		r->flags &= ~MTMI_RF_WAIT_SEND;
+	r->flags &= ~MTMI_RF_INCALL;
+	if (r->flags & MTMI_RF_WAIT_MASK)
+		return MICHI_INPROGRESS;
+	/* r's owner may free it from on_complete: not touched after this */
+	mtmi_send_check_done(r);
+	return MICHI_OK;
+}
+
+static void on_cts(int peer, const struct mtmi_hdr *h)
+{
+	struct mtmi_req *s = (struct mtmi_req *)(uintptr_t)h->sid;
+	struct mtmi_hdr d;
+	struct iovec iov[2];
+	michi_status_t st;
+	size_t n = h->size;
+
+	if (unlikely(!(s->flags & MTMI_RF_WAIT_CTS) || n > s->len)) {
+		michi_error("mtmi: unexpected CTS from rank %d (bytes %zu), ignored",
+			    peer, n);
+		return;
+	}
+	s->flags &= ~MTMI_RF_WAIT_CTS;
+	memset(&d, 0, sizeof(d));
+	d.len = n;
+	d.type = MTMI_F_DATA;
+	d.seq = mtmi_tx_seq[peer]++;
+	d.sid = h->sid;
+	d.aux = h->aux;
+	iov[0].iov_base = &d;
+	iov[0].iov_len = sizeof(d);
+	iov[1].iov_base = s->buf;
+	iov[1].iov_len = n;
+	s->flags |= MTMI_RF_WAIT_SEND;
+	st = michi_dev_for_peer[peer]->send(peer, iov, 2, s);
+	if (st != MICHI_INPROGRESS)
+		s->flags &= ~MTMI_RF_WAIT_SEND;
+	if (st < 0) {
+		mtmi_tx_seq[peer]--;
+		s->error = st;
+	}
+	mtmi_send_check_done(s);
+}
+
+static void on_sync_ack(int peer, const struct mtmi_hdr *h)
+{
+	struct mtmi_req *s = (struct mtmi_req *)(uintptr_t)h->sid;
+
+	if (unlikely(!(s->flags & MTMI_RF_WAIT_ACK))) {
+		michi_error("mtmi: unexpected SYNC_ACK from rank %d, ignored", peer);
+		return;
+	}
+	s->flags &= ~MTMI_RF_WAIT_ACK;
+	mtmi_send_check_done(s);
+}
+
+static void on_cancel_ack(int peer, const struct mtmi_hdr *h)
+{
+	struct mtmi_req *s = (struct mtmi_req *)(uintptr_t)h->sid;
+
+	if (unlikely(!(s->flags & MTMI_RF_WAIT_CANCEL))) {
+		michi_error("mtmi: unexpected CANCEL_ACK from rank %d, ignored", peer);
+		return;
+	}
+	s->flags &= ~MTMI_RF_WAIT_CANCEL;
+	if (h->flags) {
+		s->flags &= ~(MTMI_RF_WAIT_ACK | MTMI_RF_WAIT_CTS);
+		s->cancelled = 1;
+	}
+	mtmi_send_check_done(s);
+}
+
+void mtmi_dev_send_done(void *cookie, michi_status_t st)
+{
+	struct mtmi_req *r = cookie;
+
+	if (!r)
+		return;
+	r->flags &= ~MTMI_RF_WAIT_SEND;
+	if (st < 0 && r->error == 0)
+		r->error = st;
+	mtmi_send_check_done(r);
+}
+
+/* ---- receive side ------------------------------------------------------- */
+
+void mtmi_recv_complete(struct mtmi_req *r, michi_status_t st)
+{
+	if (st == MICHI_OK && r->msg_len > r->len)
+		st = MICHI_ERR_TRUNCATE;
+	if (st == MICHI_OK || st == MICHI_ERR_TRUNCATE)
+		r->count = r->msg_len < r->len ? r->msg_len : r->len;
+	else
+		r->count = 0;
+	r->error = st;
+	r->flags = 0;
+	mtmi_req_finish(r);
+}
+
+/* r matched an RTS: ask for what fits, the device discards nothing. */
+static void rts_matched(struct mtmi_req *r, int peer, uint64_t sid, size_t size)
+{
+	michi_status_t st;
+
+	r->msg_len = size;
+	r->remote_id = sid;
+	r->peer = peer;
+	r->flags = MTMI_RF_WAIT_DATA;
+	mtmi_rlist_append(&mtmi_active_recvs, r);
+	st = ctl_send(peer, MTMI_F_CTS, 0, sid, (uintptr_t)r,
+		      size < r->len ? size : r->len);
+	if (st < 0 && (r->flags & MTMI_RF_WAIT_DATA)) {
+		mtmi_rlist_del(&mtmi_active_recvs, r);
+		mtmi_recv_complete(r, st);
+	}
+}
+
+/* A message counts as matched (for synchronous sends) at its match,
+ * which for mprobe comes before the receive. */
+static void msg_matched(struct mtmi_msg *m)
+{
+	if (m->type != MTMI_F_EAGER_SYNC)
+		return;
+	m->type = MTMI_F_EAGER;
+	if (!mtmi_peer_dead[m->peer])
+		ctl_send(m->peer, MTMI_F_SYNC_ACK, 0, m->sid, 0, 0);
+}
+
+static void msg_deliver(struct mtmi_req *r, struct mtmi_msg *m)
+{
+	michi_status_t st = m->error;
+
+	if (st == MICHI_OK)
+		memcpy(r->buf, m->data, m->len < r->len ? m->len : r->len);
+	mtmi_msg_free(m);
+	mtmi_recv_complete(r, st);
+}
+
+/* Hand unexpected message m (already matched) to receive r. */
+static void msg_take(struct mtmi_req *r, struct mtmi_msg *m)
+{
+	r->source = m->src_rank;
+	r->tag = m->tag;
+	r->peer = m->peer;
+	r->msg_len = m->len;
+	if (m->queued)
+		mtmi_queue_unexp_del(m);
+	if (m->type == MTMI_F_RTS) {
+		int peer = m->peer;
+		uint64_t sid = m->sid;
+		size_t size = m->len;
+
+		mtmi_msg_free(m);
+		rts_matched(r, peer, sid, size);
+		return;
+	}
+	if (!m->complete) {
+		/* the payload is still coming: recv_done finishes r */
+		r->flags = 0;
+		m->bound = r;
+		return;
+	}
+	msg_deliver(r, m);
+}
+
+michi_status_t mtmi_irecv_slow(struct mtmi_req *r, struct mtmi_bucket *b)
+{
+	struct mtmi_msg *m;
+
+	m = mtmi_queue_find_unexp(r->ctx, r->src_match, r->tag_match, b);
+	if (m) {
+		msg_matched(m);
+		msg_take(r, m);
+		return r->done ? MICHI_OK : MICHI_INPROGRESS;
+	}
+	if (r->peer >= 0 && mtmi_peer_dead[r->peer])
+		return michi_err(MICHI_ERR_PEER,
+				 "receive from rank %d, which has failed or left",
+				 r->peer);
+	if (mtmi_queue_post(r, b) < 0)
+		return MICHI_ERR_NOMEM;
+	return MICHI_INPROGRESS;
+}
+
+static void __attribute__((noreturn, cold)) nomem_abort(int peer, size_t len)
+{
+	michi_error("mtmi: out of memory holding an unexpected message of %zu bytes "
+		    "from rank %d; a message cannot be dropped, aborting", len, peer);
+	abort();
+}
+
+/* A matchable frame (EAGER, EAGER_SYNC, RTS) arrived. */
+static void on_msg(int peer, const struct mtmi_hdr *h, struct michi_rx *rx)
+{
+	struct mtmi_bucket *b = &mtmi_buckets[mtmi_hash(h->ctx, h->src_rank, h->tag)];
+	struct mtmi_req *r;
+	struct mtmi_msg *m;
+
+	r = mtmi_queue_match_posted(h->ctx, h->src_rank, h->tag, b);
+	if (likely(r != NULL)) {
+		r->source = h->src_rank;
+		r->tag = h->tag;
+		r->peer = peer;
+		if (h->type == MTMI_F_RTS) {
+			rts_matched(r, peer, h->sid, h->aux);
+			return;
+		}
+		if (h->type == MTMI_F_EAGER_SYNC)
+			ctl_send(peer, MTMI_F_SYNC_ACK, 0, h->sid, 0, 0);
+		r->msg_len = h->len;
+		if (h->len == 0) {
+			mtmi_recv_complete(r, MICHI_OK);
+			return;
+		}
+		rx->buf = r->buf;
+		rx->cap = r->len;
+		rx->cookie = r;
+		mtmi_rx_cur[peer] = r;
+		return;
+	}
+	m = mtmi_msg_alloc(h->type == MTMI_F_RTS ? 0 : h->len);
+	if (!m)
+		nomem_abort(peer, h->len);
+	m->ctx = h->ctx;
+	m->src_rank = h->src_rank;
+	m->tag = h->tag;
+	m->peer = peer;
+	m->type = h->type;
+	m->seq = h->seq;
+	m->sid = h->sid;
+	if (h->type == MTMI_F_RTS)
+		m->len = h->aux;
+	if (mtmi_queue_unexp_add(m, b) < 0)
+		nomem_abort(peer, h->len);
+	if (h->type == MTMI_F_RTS || h->len == 0) {
+		m->complete = 1;
+		return;
+	}
+	rx->buf = m->data;
+	rx->cap = h->len;
+	rx->cookie = (char *)m + MTMI_COOKIE_MSG;
+	mtmi_rx_cur[peer] = rx->cookie;
+}
+
+static void on_data(int peer, const struct mtmi_hdr *h, struct michi_rx *rx)
+{
+	struct mtmi_req *r = (struct mtmi_req *)(uintptr_t)h->aux;
+
+	if (unlikely(!(r->flags & MTMI_RF_WAIT_DATA) || r->peer != peer)) {
+		michi_error("mtmi: DATA from rank %d for no waiting receive, discarded",
+			    peer);
+		return;
+	}
+	if (h->len == 0) {
+		mtmi_rlist_del(&mtmi_active_recvs, r);
+		mtmi_recv_complete(r, MICHI_OK);
+		return;
+	}
+	rx->buf = r->buf;
+	rx->cap = r->len;
+	rx->cookie = r;
+	mtmi_rx_cur[peer] = r;
+}
+
+static void on_cancel_req(int peer, const struct mtmi_hdr *h)
+{
+	struct mtmi_msg *m = mtmi_queue_find_seq(peer, (uint32_t)h->aux);
+	int yes = m && m->sid == h->sid && m->complete;
+
+	if (yes) {
+		mtmi_queue_unexp_del(m);
+		mtmi_msg_free(m);
+	}
+	ctl_send(peer, MTMI_F_CANCEL_ACK, (uint8_t)yes, h->sid, 0, 0);
+}
+
+void mtmi_dev_recv_hdr(int peer, const void *hdr, struct michi_rx *rx)
+{
+	const struct mtmi_hdr *h = hdr;
+
+	rx->buf = NULL;
+	rx->cap = 0;
+	rx->cookie = NULL;
+	if (unlikely(h->seq != mtmi_rx_seq[peer])) {
+		michi_error("mtmi: frame %u from rank %d where %u was due (lost or reordered)",
+			    h->seq, peer, mtmi_rx_seq[peer]);
+		michi_err(MICHI_ERR_INTERN,
+			  "mtmi: frame %u from rank %d where %u was due (lost or reordered)",
+			  h->seq, peer, mtmi_rx_seq[peer]);
+		mtmi_dev_peer_failed(peer, MICHI_ERR_INTERN);
+		return;
+	}
+	mtmi_rx_seq[peer]++;
+	switch (h->type) {
+	case MTMI_F_EAGER:
+	case MTMI_F_EAGER_SYNC:
+	case MTMI_F_RTS:
+		on_msg(peer, h, rx);
+		return;
+	case MTMI_F_CTS:
+		on_cts(peer, h);
+		return;
+	case MTMI_F_DATA:
+		on_data(peer, h, rx);
+		return;
+	case MTMI_F_SYNC_ACK:
+		on_sync_ack(peer, h);
+		return;
+	case MTMI_F_CANCEL_REQ:
+		on_cancel_req(peer, h);
+		return;
+	case MTMI_F_CANCEL_ACK:
+		on_cancel_ack(peer, h);
+		return;
+	}
+	michi_error("mtmi: frame of unknown type %u from rank %d, discarded",
+		    h->type, peer);
+}
+
+void mtmi_dev_recv_done(int peer, struct michi_rx *rx)
+{
+	void *ck = rx->cookie;
+	struct mtmi_req *r;
+
+	/* header-only frames, and frames of a peer already failed */
+	if (!ck || ck != mtmi_rx_cur[peer])
+		return;
+	mtmi_rx_cur[peer] = NULL;
+	if ((uintptr_t)ck & MTMI_COOKIE_MSG) {
+		struct mtmi_msg *m = (void *)((char *)ck - MTMI_COOKIE_MSG);
+
+		m->complete = 1;
+		if (m->bound)
+			msg_deliver(m->bound, m);
+		return;
+	}
+	r = ck;
+	if (r->flags & MTMI_RF_WAIT_DATA)
+		mtmi_rlist_del(&mtmi_active_recvs, r);
+	mtmi_recv_complete(r, MICHI_OK);
+}
+
+/* ---- probe, matched probe ----------------------------------------------- */
+
+static struct mtmi_msg *probe_find(int src_rank, int tag, uint32_t ctx)
+{
+	struct mtmi_bucket *b = NULL;
+
+	if (src_rank >= 0 && tag >= 0)
+		b = &mtmi_buckets[mtmi_hash(ctx, src_rank, tag)];
+	return mtmi_queue_find_unexp(ctx, src_rank, tag, b);
+}
+
+static void probe_out(const struct mtmi_msg *m, int *source_out, int *tag_out,
+		      size_t *len_out)
+{
+	if (source_out)
+		*source_out = m->src_rank;
+	if (tag_out)
+		*tag_out = m->tag;
+	if (len_out)
+		*len_out = m->len;
+}
+
+michi_status_t mtmi_iprobe(int peer, int src_rank, int tag, uint32_t ctx,
+			   int *flag, int *source_out, int *tag_out, size_t *len_out)
+{
+	struct mtmi_msg *m;
+	int n = mtmi_progress();
+
+	if (n < 0)
+		return n;
+	m = probe_find(src_rank, tag, ctx);
+	if (!m) {
+		*flag = 0;
+		if (peer >= 0 && mtmi_peer_dead[peer])
+			return michi_err(MICHI_ERR_PEER,
+					 "probe for rank %d, which has failed or left", peer);
+		return MICHI_OK;
+	}
+	probe_out(m, source_out, tag_out, len_out);
+	*flag = 1;
+	return MICHI_OK;
+}
+
+michi_status_t mtmi_improbe(int peer, int src_rank, int tag, uint32_t ctx,
+			    int *flag, struct mtmi_msg **msg, int *source_out,
+			    int *tag_out, size_t *len_out)
+{
+	michi_status_t st;
+	struct mtmi_msg *m;
+
+	st = mtmi_iprobe(peer, src_rank, tag, ctx, flag, NULL, NULL, NULL);
+	if (st < 0 || !*flag)
+		return st;
+	m = probe_find(src_rank, tag, ctx);
+	msg_matched(m);
+	mtmi_queue_unexp_del(m);
+	probe_out(m, source_out, tag_out, len_out);
+	*msg = m;
+	return MICHI_OK;
+}
+
+michi_status_t mtmi_imrecv(void *buf, size_t len, struct mtmi_msg *m,
+			   struct mtmi_req *r)
+{
+	r->done = 0;
+	r->error = 0;
+	r->cancelled = 0;
+	r->type = MTMI_REQ_RECV;
+	r->buf = buf;
+	r->len = len;
+	r->src_match = m->src_rank;
+	r->tag_match = m->tag;
+	r->ctx = m->ctx;
+	r->flags = 0;
+	msg_take(r, m);
+	return r->done ? MICHI_OK : MICHI_INPROGRESS;
+}
+
+/* ---- cancel ------------------------------------------------------------- */
+
+michi_status_t mtmi_cancel(struct mtmi_req *r)
+{
+	michi_status_t st;
+
+	if (r->done)
+		return MICHI_OK;
+	if (r->type == MTMI_REQ_RECV) {
+		if (r->flags & MTMI_RF_POSTED) {
+			mtmi_queue_post_del(r);
+			r->cancelled = 1;
+			r->msg_len = 0;
+			r->source = MTMI_ANY_SOURCE;
+			r->tag = MTMI_ANY_TAG;
+			mtmi_recv_complete(r, MICHI_OK);
+		}
+		return MICHI_OK;
+	}
+	/* a send: only the receiver knows whether it matched; ask once */
+	if ((r->flags & MTMI_RF_WAIT_CANCEL) || mtmi_peer_dead[r->peer] ||
+	    !(r->flags & (MTMI_RF_WAIT_CTS | MTMI_RF_WAIT_ACK | MTMI_RF_WAIT_SEND)))
+		return MICHI_OK;
+	if ((r->flags & (MTMI_RF_WAIT_CTS | MTMI_RF_WAIT_ACK)) == 0 &&
+	    r->len > michi_dev_for_peer[r->peer]->eager_limit)
+		return MICHI_OK;   /* CTS came: the rendezvous matched */
+	r->flags |= MTMI_RF_WAIT_CANCEL;
+	st = ctl_send(r->peer, MTMI_F_CANCEL_REQ, 0, (uintptr_t)r, r->offset, 0);
+	if (st < 0)
+		r->flags &= ~MTMI_RF_WAIT_CANCEL;
+	return MICHI_OK;
+}
+
+/* ---- peer failure ------------------------------------------------------- */
+
+static void fail_rx_cur(int peer)
+{
+	void *ck = mtmi_rx_cur[peer];
+	struct mtmi_req *r;
+
+	if (!ck)
+		return;
+	mtmi_rx_cur[peer] = NULL;
+	if ((uintptr_t)ck & MTMI_COOKIE_MSG) {
+		struct mtmi_msg *m = (void *)((char *)ck - MTMI_COOKIE_MSG);
+
+		m->error = MICHI_ERR_PEER;
+		m->complete = 1;
+		if (m->bound) {
+			msg_deliver(m->bound, m);
+		} else if (m->queued) {
+			mtmi_queue_unexp_del(m);
+			mtmi_msg_free(m);
+		}
+		/* else mprobe holds it: mtmi_imrecv reports the error */
+		return;
+	}
+	r = ck;
+	if (r->flags & MTMI_RF_WAIT_DATA)
+		mtmi_rlist_del(&mtmi_active_recvs, r);
+	mtmi_recv_complete(r, MICHI_ERR_PEER);
+}
+
+/*
+ * Everything that needs peer completes with MICHI_ERR_PEER: sends to it,
+ * receives posted for it, receives it was filling. Receives from
+ * MTMI_ANY_SOURCE stay posted (another sender may match them), as in
+ * MPICH without ULFM. A send whose payload the device still holds
+ * completes at the device's send_done, which the contract promises.
+ */
+void mtmi_dev_peer_failed(int peer, michi_status_t st)
+{
+	struct mtmi_req *r, *next;
+
+	(void)st;
+	if (peer < 0 || peer >= mtmi_nranks)
+		return;
+	if (!mtmi_peer_dead[peer]) {
+		mtmi_peer_dead[peer] = 1;
+		mtmi_nfailed++;
+	}
+	fail_rx_cur(peer);
+	for (r = mtmi_active_recvs.head; r; r = next) {
+		next = r->next;
+		if (r->peer != peer)
+			continue;
+		mtmi_rlist_del(&mtmi_active_recvs, r);
+		mtmi_recv_complete(r, MICHI_ERR_PEER);
+	}
+	for (r = mtmi_pending_sends.head; r; r = next) {
+		next = r->next;
+		if (r->peer != peer)
+			continue;
+		if (r->error == 0)
+			r->error = MICHI_ERR_PEER;
+		r->flags &= ~(MTMI_RF_WAIT_ACK | MTMI_RF_WAIT_CTS | MTMI_RF_WAIT_CANCEL);
+		mtmi_send_check_done(r);
+	}
+	mtmi_queue_fail_peer(peer, MICHI_ERR_PEER);
+}
+
+void mtmi_proto_fini(void)
+{
+	mtmi_pending_sends.head = mtmi_pending_sends.tail = NULL;
+	mtmi_active_recvs.head = mtmi_active_recvs.tail = NULL;
+}

@@ -1,0 +1,24 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Command-line handling: --help and --version exit 0, unknown options and
+# missing arguments are clear errors, oversubscription prints one note.
+. "$(dirname "$0")/common.sh"
+
+timeout 10 "$MPIRUN" --help | grep -q 'usage: mpirun' || fail "--help"
+timeout 10 "$MPIRUN" -h >/dev/null || fail "-h"
+timeout 10 "$MPIRUN" --version | grep -q 'Michi' || fail "--version"
+timeout 10 "$MPIRUN" --bogus -n 1 true 2>"$WORK/err"
+[ $? -ne 0 ] || fail "unknown option accepted"
+grep -q "unknown option '--bogus'" "$WORK/err" || fail "unclear message: $(cat "$WORK/err")"
+timeout 10 "$MPIRUN" -n 2>"$WORK/err"; [ $? -ne 0 ] || fail "-n without count accepted"
+timeout 10 "$MPIRUN" -n 0 true 2>"$WORK/err"; [ $? -ne 0 ] || fail "-n 0 accepted"
+timeout 10 "$MPIRUN" -n 1 2>"$WORK/err"; [ $? -ne 0 ] || fail "no program accepted"
+timeout 10 "$MPIRUN" -n 1 true : 2>"$WORK/err"; [ $? -ne 0 ] || fail "trailing ':' accepted"
+cores=$(nproc)
+n=$((cores + 1))
+timeout 60 "$MPIRUN" -np $n true 2>"$WORK/err" || fail "oversubscribed job failed"
+[ "$(grep -c "note: $n ranks on $cores cores (oversubscribed)" "$WORK/err")" -eq 1 ] ||
+	fail "no oversubscription note: $(cat "$WORK/err")"
+timeout 60 "$MPIRUN" -np 1 true 2>"$WORK/err" || fail "1-rank job failed"
+[ ! -s "$WORK/err" ] || fail "unexpected stderr: $(cat "$WORK/err")"
+exit 0
