@@ -3,12 +3,13 @@
  * devices/device.c: the table of devices and the choice of one device per
  * world rank.
  *
- * michi_devices_init() brings up every device some peer may need, puts
- * their business cards, runs the job's fence (the per-peer choice needs
- * host_of[], known only after it), fills michi_dev_for_peer[] and calls
- * each device's post_fence. Self serves our own rank; every other rank
- * gets tcp for now (shm will take same-host peers). MICHI_DEVICE=<name>
- * forces one device for every other rank.
+ * michi_devices_init() runs before the job's fence: it brings up every
+ * device some peer may need (they put their business cards) and fills
+ * michi_dev_for_peer[]. The caller then fences and calls
+ * michi_devices_post_fence(), which runs each started device's post_fence. Self serves our own rank; every other rank gets
+ * tcp for now. MICHI_DEVICE=<name> forces one device for every other
+ * rank. When shm arrives, its per-peer choice needs host_of[], known only
+ * after the fence, so the choice will move to a post-fence step.
  */
 #include "config.h"
 #include "device.h"
@@ -119,20 +120,8 @@ michi_status_t michi_devices_init(struct michi_job *job)
 		if (st < 0)
 			goto err_stop;
 	}
-	if (job->kvs_fence) {
-		st = job->kvs_fence();
-		if (st < 0) {
-			michi_err(st, "rank %d: fence after publishing device cards failed", job->rank);
-			goto err_stop;
-		}
-	}
 	for (i = 0; i < job->size; i++)
 		michi_dev_for_peer[i] = i == job->rank ? &michi_device_self : remote;
-	for (i = 0; i < devices_nactive; i++) {
-		st = devices_active[i]->post_fence(job);
-		if (st < 0)
-			goto err_stop;
-	}
 	return MICHI_OK;
 
 err_stop:
@@ -141,6 +130,21 @@ err_free_table:
 	free(michi_dev_for_peer);
 	michi_dev_for_peer = NULL;
 	return st;
+}
+
+michi_status_t michi_devices_post_fence(struct michi_job *job)
+{
+	michi_status_t st;
+	int i;
+
+	for (i = 0; i < devices_nactive; i++) {
+		if (!devices_active[i]->post_fence)
+			continue;
+		st = devices_active[i]->post_fence(job);
+		if (st < 0)
+			return st;
+	}
+	return MICHI_OK;
 }
 
 michi_status_t michi_devices_finalize(void)

@@ -96,6 +96,9 @@ extern struct michi_device *michi_devices[];   /* NULL-terminated table */
 
 /* Bring up the devices, choose one per peer (MICHI_DEVICE forces one). */
 michi_status_t michi_devices_init(struct michi_job *job);
+/* After the job's fence (cards, key and host_of readable): each started
+ * device's post_fence. */
+michi_status_t michi_devices_post_fence(struct michi_job *job);
 michi_status_t michi_devices_finalize(void);
 /* Poll every active device; returns events handled. */
 int michi_devices_progress(void);
@@ -106,6 +109,12 @@ extern struct michi_device michi_device_self;
 extern struct michi_device michi_device_tcp;
 
 /* ---- upcalls into MTMI, called by devices from their progress --------- */
+/*
+ * Upcalls may call a device's send() but never progress(). The self
+ * device delivers synchronously inside send(). A queued send that was
+ * given a NULL cookie reports to mtmi_dev_send_done(NULL, st), which MTMI
+ * ignores.
+ */
 
 /* A frame's header arrived from peer; MTMI fills rx. */
 void mtmi_dev_recv_hdr(int peer, const void *hdr, struct michi_rx *rx);

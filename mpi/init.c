@@ -244,13 +244,9 @@ static int do_init(const char *fname, int required, int *provided)
 		st = host_map_build();
 	if (st)
 		return init_fail(fname, st);
-	{
-		struct michi_device **d;
-
-		for (d = michi_devices; *d; d++)
-			if ((*d)->post_fence && (st = (*d)->post_fence(&job)) != MICHI_OK)
-				return init_fail(fname, st);
-	}
+	st = michi_devices_post_fence(&job);
+	if (st)
+		return init_fail(fname, st);
 	st = mtmi_init(&job);
 	if (st)
 		return init_fail(fname, st);
