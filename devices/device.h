@@ -108,6 +108,25 @@ void michi_devices_block(int timeout_ms);
 extern struct michi_device michi_device_self;
 extern struct michi_device michi_device_tcp;
 
+#ifndef MICHI_DEV_NO_INLINE
+#include "tcp/tcp_fast.h"
+#endif
+
+/*
+ * Send through the device that serves peer. Devices with an inline fast
+ * path are called directly, so the common case has no function pointer
+ * (DESIGN.md §2); the others go through their ops table.
+ */
+static inline __attribute__((always_inline)) michi_status_t michi_dev_send(struct michi_device *d, int peer,
+					    const struct iovec *iov, int iovcnt, void *cookie)
+{
+#ifndef MICHI_DEV_NO_INLINE   /* unit tests of MTMI over fake devices */
+	if (likely(d == &michi_device_tcp))
+		return tcp_send_fast(peer, iov, iovcnt, cookie);
+#endif
+	return d->send(peer, iov, iovcnt, cookie);
+}
+
 /* ---- upcalls into MTMI, called by devices from their progress --------- */
 /*
  * Upcalls may call a device's send() but never progress(). The self

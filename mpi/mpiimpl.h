@@ -76,7 +76,7 @@ struct michi_slab {
 	char *base, *end;          /* the kind's region */
 	uint32_t objsize;          /* power of two */
 	uint32_t objmask;          /* objsize - 1 */
-	size_t live;
+	size_t live;               /* objects in use (debug builds only) */
 };
 
 struct michi_free {
@@ -119,7 +119,9 @@ static inline void *michi_obj_alloc(int kind)
 	}
 	o->tag = MICHI_TAG(kind);
 	o->refs = 1;
+#ifndef NDEBUG
 	s->live++;
+#endif
 	return o;
 }
 
@@ -131,7 +133,9 @@ static inline void michi_obj_free(int kind, void *p)
 	f->tag = 0;
 	f->next = s->free;
 	s->free = f;
+#ifndef NDEBUG
 	s->live--;
+#endif
 }
 
 /* A user handle of `kind` that points at a live object, or NULL. */

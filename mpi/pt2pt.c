@@ -111,7 +111,7 @@ static int start_error(struct michi_comm *c, michi_status_t st, const char *fnam
 
 /* ---- blocking send and receive --------------------------------------------- */
 
-static inline int send_blocking(const void *buf, int count, MPI_Datatype datatype, int dest,
+static inline __attribute__((always_inline)) int send_blocking(const void *buf, int count, MPI_Datatype datatype, int dest,
 				int tag, MPI_Comm comm, int mode, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
@@ -206,7 +206,7 @@ static int req_done_new(struct michi_comm *c, int source, MPI_Request *request, 
 	return MPI_SUCCESS;
 }
 
-static inline int isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+static inline __attribute__((always_inline)) int isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
 			MPI_Comm comm, MPI_Request *request, int mode, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);

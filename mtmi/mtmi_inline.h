@@ -101,7 +101,7 @@ static inline void mtmi_req_finish(struct mtmi_req *r)
 		r->on_complete(r);
 }
 
-static inline michi_status_t
+static inline __attribute__((always_inline)) michi_status_t
 mtmi_isend_inline(const void *buf, size_t len, int peer, int src_rank, int tag,
 		  uint32_t ctx, int mode, struct mtmi_req *r)
 {
@@ -132,14 +132,14 @@ mtmi_isend_inline(const void *buf, size_t len, int peer, int src_rank, int tag,
 	iov[0].iov_len = sizeof(h);
 	iov[1].iov_base = (void *)buf;
 	iov[1].iov_len = len;
-	st = d->send(peer, iov, 2, r);
+	st = michi_dev_send(d, peer, iov, 2, r);
 	if (unlikely(st != MICHI_OK))
 		return mtmi_isend_queued(r, st, peer);
 	mtmi_req_finish(r);
 	return MICHI_OK;
 }
 
-static inline michi_status_t
+static inline __attribute__((always_inline)) michi_status_t
 mtmi_irecv_inline(void *buf, size_t len, int peer, int src_rank, int tag,
 		  uint32_t ctx, struct mtmi_req *r)
 {

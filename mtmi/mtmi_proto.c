@@ -123,7 +123,7 @@ michi_status_t mtmi_isend_slow(const void *buf, size_t len, int peer, int src_ra
 		h.aux = len;
 		r->flags |= MTMI_RF_WAIT_CTS;
 	}
-	st = d->send(peer, iov, iovcnt, iovcnt == 2 ? r : NULL);
+	st = michi_dev_send(d, peer, iov, iovcnt, iovcnt == 2 ? r : NULL);
 	if (unlikely(st < 0)) {
 		mtmi_rlist_del(&mtmi_pending_sends, r);
 		r->flags = 0;

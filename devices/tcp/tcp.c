@@ -13,6 +13,9 @@
 #include "config.h"
 #include "tcp.h"
 
+int *tcp_fast_fd;
+struct msghdr tcp_fast_msg;
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,10 +78,16 @@ static michi_status_t tcp_init(struct michi_job *job)
 	tcp.all_local = job->local_size == job->size;
 	tcp.timed.timed_next = tcp.timed.timed_prev = &tcp.timed;
 	tcp.peers = calloc((size_t)job->size, sizeof(*tcp.peers));
-	if (!tcp.peers)
+	tcp_fast_fd = malloc((size_t)job->size * sizeof(*tcp_fast_fd));
+	if (!tcp.peers || !tcp_fast_fd) {
+		free(tcp.peers);
+		free(tcp_fast_fd);
+		tcp.peers = NULL;
+		tcp_fast_fd = NULL;
 		return michi_err(MICHI_ERR_NOMEM, "tcp: no memory for %d peers", job->size);
+	}
 	for (i = 0; i < job->size; i++)
-		tcp.peers[i].fast_fd = -1;
+		tcp_fast_fd[i] = -1;
 	tcp.epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (tcp.epfd < 0) {
 		st = michi_err(MICHI_ERR_IO, "tcp: epoll_create1: %m");
@@ -108,6 +117,8 @@ err_close_epoll:
 err_free_peers:
 	free(tcp.peers);
 	tcp.peers = NULL;
+	free(tcp_fast_fd);
+	tcp_fast_fd = NULL;
 	return st;
 }
 
@@ -203,6 +214,8 @@ static michi_status_t tcp_finalize(void)
 	close(tcp.listener.fd);
 	close(tcp.epfd);
 	free(tcp.peers);
+	free(tcp_fast_fd);
+	tcp_fast_fd = NULL;
 	memset(&tcp, 0, sizeof(tcp));
 	return st;
 }

@@ -23,6 +23,7 @@
 
 #include "device.h"
 #include "michi.h"
+#include "tcp_fast.h"
 
 #define TCP_MAX_ADDRS   8
 #define TCP_GOODBYE_LEN UINT64_MAX
@@ -109,9 +110,7 @@ enum tcp_peer_state {
 };
 
 struct tcp_peer {
-	/* hot: the socket when up and nothing is queued, else -1 */
-	int fast_fd;
-	int state;
+	int state;                /* the fast path's socket is tcp_fast_fd[rank] */
 	struct tcp_conn *conn;    /* the connection that carries frames */
 	struct tcp_conn *out;     /* our connect attempt, until it settles */
 	struct tcp_sendq *sq_head, *sq_tail;

@@ -632,7 +632,7 @@ void tcp_peer_fail(int peer, michi_status_t st)
 	michi_debug("tcp: rank %d gives up on rank %d: %s", tcp.rank, peer, michi_err_msg());
 	p->state = TCP_PEER_FAILED;
 	p->fail_st = st;
-	p->fast_fd = -1;
+	tcp_fast_fd[p - tcp.peers] = -1;
 	tcp_peer_retry_clear(p);
 	if (p->conn)
 		tcp_conn_close(p->conn);
@@ -674,7 +674,7 @@ void tcp_peer_lost(struct tcp_conn *c, int err)
 		tcp_conn_close(c);
 		if (p->conn == c) {
 			p->conn = NULL;
-			p->fast_fd = -1;
+			tcp_fast_fd[p - tcp.peers] = -1;
 			if (p->state == TCP_PEER_UP)
 				p->state = TCP_PEER_DONE;
 		}

@@ -4,7 +4,7 @@
  *
  * The fast path is one sendmsg() of header and payload straight from the
  * caller's buffers, taken when the peer's connection is up and nothing is
- * queued (peer->fast_fd >= 0). Anything else (not connected yet, socket
+ * queued (tcp_fast_fd[peer] >= 0; inline in tcp_fast.h). Anything else (not connected yet, socket
  * full, frames already waiting) goes to the peer's FIFO queue, which keeps
  * frames in call order; the queue holds a copy of the 48-byte header and
  * pointers to the caller's payload, which MTMI keeps alive until
@@ -22,72 +22,29 @@
 
 static michi_status_t tcp_send_error(struct tcp_peer *p, int peer, int err);
 
-#ifndef NDEBUG
-static size_t tcp_iov_total(const struct iovec *iov, int iovcnt)
-{
-	size_t n = 0;
-
-	while (iovcnt-- > 0)
-		n += iov[iovcnt].iov_len;
-	return n;
-}
-#endif
-
-/*
- * What the rare paths after sendmsg need, kept on the stack rather than in
- * registers: then the fast path saves one register, not six, around the
- * call. sendmsg takes the msghdr as const, so it is still intact after.
- */
-struct tcp_send_args {
-	struct msghdr msg;
-	void *cookie;
-	int peer;
-};
-
-static michi_status_t tcp_send_partial(struct tcp_send_args *a, ssize_t n)
-	__attribute__((noinline, cold));
-static michi_status_t tcp_send_slow(int peer, const struct iovec *iov, int iovcnt,
-				    void *cookie) __attribute__((noinline));
-
+/* The out-of-line entry, for callers that go through the ops table. */
 michi_status_t tcp_send(int peer, const struct iovec *iov, int iovcnt, void *cookie)
 {
-	int fd = tcp_peer_of(peer)->fast_fd;
-	struct tcp_send_args a;
-	size_t total;
-	ssize_t n;
-
-	if (unlikely(fd < 0))
-		return tcp_send_slow(peer, iov, iovcnt, cookie);
-	a.msg = (struct msghdr){ .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)iovcnt };
-	a.cookie = cookie;
-	a.peer = peer;
-	total = MICHI_FRAME_HDR_SIZE + michi_frame_payload_len(iov[0].iov_base);
-	/* the stream's framing depends on it */
-	MICHI_ASSERT(iov[0].iov_len == MICHI_FRAME_HDR_SIZE &&
-		     tcp_iov_total(iov, iovcnt) == total);
-	n = sendmsg(fd, &a.msg, MSG_NOSIGNAL | MSG_DONTWAIT);
-	if (likely((size_t)n == total))
-		return MICHI_OK;
-	return tcp_send_partial(&a, n);
+	return tcp_send_fast(peer, iov, iovcnt, cookie);
 }
 
-/* The socket took part of the frame, or nothing: queue the rest. */
-static michi_status_t tcp_send_partial(struct tcp_send_args *a, ssize_t n)
+/* The socket took part of the frame (n bytes), or nothing (n < 0): queue
+ * the rest. */
+michi_status_t tcp_send_partial(int peer, const struct iovec *iov, int iovcnt, void *cookie,
+				ssize_t n)
 {
-	struct tcp_peer *p = tcp_peer_of(a->peer);
+	struct tcp_peer *p = tcp_peer_of(peer);
 
 	if (n < 0) {
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-			return tcp_send_error(p, a->peer, errno);
+			return tcp_send_error(p, peer, errno);
 		n = 0;
 	}
-	return tcp_send_queue(p, a->msg.msg_iov, (int)a->msg.msg_iovlen, (size_t)n,
-			      a->cookie, 0);
+	return tcp_send_queue(p, iov, iovcnt, (size_t)n, cookie, 0);
 }
 
 /* Not connected, frames already queued, or the peer is gone. */
-static michi_status_t tcp_send_slow(int peer, const struct iovec *iov, int iovcnt,
-				    void *cookie)
+michi_status_t tcp_send_slow(int peer, const struct iovec *iov, int iovcnt, void *cookie)
 {
 	struct tcp_peer *p = tcp_peer_of(peer);
 
@@ -160,7 +117,7 @@ michi_status_t tcp_send_queue(struct tcp_peer *p, const struct iovec *iov,
 	else
 		p->sq_head = q;
 	p->sq_tail = q;
-	p->fast_fd = -1;
+	tcp_fast_fd[p - tcp.peers] = -1;
 	if (p->state == TCP_PEER_UP && p->conn)
 		tcp_conn_set_events(p->conn, EPOLLIN | EPOLLOUT);
 	return MICHI_INPROGRESS;
@@ -244,7 +201,7 @@ void tcp_send_flush(struct tcp_peer *p)
 		tcp_conn_set_events(c, EPOLLIN | EPOLLOUT);
 	} else {
 		tcp_conn_set_events(c, EPOLLIN);
-		p->fast_fd = c->fd;
+		tcp_fast_fd[p - tcp.peers] = c->fd;
 	}
 }
 

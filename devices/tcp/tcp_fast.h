@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * devices/tcp/tcp_fast.h: the tcp device's send fast path, inline.
+ *
+ * DESIGN.md asks that a small message reach its device with no function
+ * pointer when one device serves the peer: devices/device.h's
+ * michi_dev_send() inlines this for tcp peers. The path is one sendmsg()
+ * of header and payload straight from the caller's buffers, taken when the
+ * connection is up and nothing is queued (tcp_fast_fd[peer] >= 0);
+ * everything else is out of line in tcp_send.c.
+ */
+#ifndef MICHI_TCP_FAST_H
+#define MICHI_TCP_FAST_H
+
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "michi.h"
+
+/* Per world rank: the socket when up with an empty queue, else -1. */
+extern int *tcp_fast_fd;
+/* A message header whose unused fields stay zero, so a send writes only
+ * the iovec fields. sendmsg() reads it before returning; with
+ * MPI_THREAD_MULTIPLE this must become per thread. */
+extern struct msghdr tcp_fast_msg;
+
+michi_status_t tcp_send_slow(int peer, const struct iovec *iov, int iovcnt, void *cookie)
+	__attribute__((noinline));
+michi_status_t tcp_send_partial(int peer, const struct iovec *iov, int iovcnt, void *cookie,
+				ssize_t n) __attribute__((noinline, cold));
+
+static inline __attribute__((always_inline)) michi_status_t tcp_send_fast(int peer, const struct iovec *iov, int iovcnt,
+					   void *cookie)
+{
+	int fd = tcp_fast_fd[peer];
+	size_t total;
+	ssize_t n;
+
+	if (unlikely(fd < 0))
+		return tcp_send_slow(peer, iov, iovcnt, cookie);
+	tcp_fast_msg.msg_iov = (struct iovec *)iov;
+	tcp_fast_msg.msg_iovlen = (size_t)iovcnt;
+	/* the frame is the 48-byte header plus the length its first word says */
+	total = iov[0].iov_len + *(const uint64_t *)iov[0].iov_base;
+	/* MSG_NOSIGNAL: a closed peer gives EPIPE, not SIGPIPE */
+	n = sendmsg(fd, &tcp_fast_msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (likely((size_t)n == total))
+		return MICHI_OK;
+	return tcp_send_partial(peer, iov, iovcnt, cookie, n);
+}
+
+#endif
