@@ -199,3 +199,99 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 	return MPI_SUCCESS;
 }
 MICHI_ALIAS(Type_get_name)
+
+/* ---- packing of predefined types ---------------------------------------- */
+
+/*
+ * Predefined types are contiguous, so packing is a copy at the position;
+ * the packed form of a pair type is its extent, as on the wire. The
+ * datatype engine (derived types, external32) replaces this later.
+ */
+static int pack_check(const char *fname, int count, MPI_Datatype dt, MPI_Comm comm)
+{
+	if (ERRCHK && count < 0)
+		return michi_mpi_err(NULL, MPI_ERR_COUNT, fname, "(count=%d): count is negative", count);
+	if (ERRCHK && michi_dt_check(dt))
+		return dt_arg_err(fname, dt);
+	if (ERRCHK && !michi_comm_get(comm))
+		return michi_check_comm_slow(comm, fname);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+{
+	int err;
+	MPI_Count n;
+
+	MICHI_CHECK_INIT("MPI_Pack_size");
+	if ((err = pack_check("MPI_Pack_size", incount, datatype, comm)))
+		return err;
+	if (ERRCHK && !size)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Pack_size", "(size=NULL): output pointer is NULL");
+	n = (MPI_Count)incount * michi_dt_extent(datatype);
+	if (n > 0x7fffffff)
+		return michi_mpi_err(NULL, MPI_ERR_COUNT, "MPI_Pack_size",
+				     "(incount=%d): %lld bytes do not fit an int", incount, (long long)n);
+	*size = (int)n;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Pack_size)
+
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+	      int *position, MPI_Comm comm)
+{
+	size_t n;
+	int err;
+
+	MICHI_CHECK_INIT("MPI_Pack");
+	if ((err = pack_check("MPI_Pack", incount, datatype, comm)))
+		return err;
+	if (ERRCHK && (!position || *position < 0))
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Pack", "(position=%p): invalid position",
+				     (void *)position);
+	n = (size_t)incount * (size_t)michi_dt_extent(datatype);
+	if (n > (size_t)outsize - (size_t)*position || *position > outsize)
+		return michi_mpi_err(NULL, MPI_ERR_TRUNCATE, "MPI_Pack",
+				     "(outsize=%d, position=%d): %zu bytes do not fit", outsize,
+				     *position, n);
+	if (ERRCHK && n && (!inbuf || !outbuf))
+		return michi_mpi_err(NULL, MPI_ERR_BUFFER, "MPI_Pack", "(): NULL buffer");
+	memcpy((char *)outbuf + *position, inbuf, n);
+	*position += (int)n;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Pack)
+
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+		MPI_Datatype datatype, MPI_Comm comm)
+{
+	size_t n;
+	int err;
+
+	MICHI_CHECK_INIT("MPI_Unpack");
+	if ((err = pack_check("MPI_Unpack", outcount, datatype, comm)))
+		return err;
+	if (ERRCHK && (!position || *position < 0))
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Unpack", "(position=%p): invalid position",
+				     (void *)position);
+	n = (size_t)outcount * (size_t)michi_dt_extent(datatype);
+	if (n > (size_t)insize - (size_t)*position || *position > insize)
+		return michi_mpi_err(NULL, MPI_ERR_TRUNCATE, "MPI_Unpack",
+				     "(insize=%d, position=%d): %zu bytes are not there", insize,
+				     *position, n);
+	if (ERRCHK && n && (!inbuf || !outbuf))
+		return michi_mpi_err(NULL, MPI_ERR_BUFFER, "MPI_Unpack", "(): NULL buffer");
+	memcpy(outbuf, (const char *)inbuf + *position, n);
+	*position += (int)n;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Unpack)
+
+/* The deprecated MPI-1 extent queries, for predefined types. */
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+{
+	MPI_Aint lb;
+
+	return PMPI_Type_get_extent(datatype, &lb, extent);
+}
+MICHI_ALIAS(Type_extent)

@@ -390,6 +390,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 			  int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
 	struct michi_comm *c = michi_comm_get(comm);
+	MPI_Status st;
 	size_t bytes;
 	void *tmp;
 	int err;
@@ -410,10 +411,17 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 				     "(count=%d): cannot allocate %zu bytes of scratch space",
 				     count, bytes);
 	err = PMPI_Sendrecv(buf, count, datatype, dest, sendtag, tmp, count, datatype, source,
-			    recvtag, comm, status);
-	if (err == MPI_SUCCESS || (err & 0x3ff) == MPI_ERR_TRUNCATE)
-		memcpy(buf, tmp, bytes);
+			    recvtag, comm, &st);
+	/* only what arrived replaces the buffer (nothing from PROC_NULL) */
+	if (source != MPI_PROC_NULL &&
+	    (err == MPI_SUCCESS || (err & 0x3ff) == MPI_ERR_TRUNCATE)) {
+		MPI_Count got = michi_status_bytes(&st);
+
+		memcpy(buf, tmp, (size_t)got < bytes ? (size_t)got : bytes);
+	}
 	free(tmp);
+	if (status != MPI_STATUS_IGNORE)
+		*status = st;
 	return err;
 }
 MICHI_ALIAS(Sendrecv_replace)

@@ -209,6 +209,7 @@ static int host_of[MAXR];
 
 static void rank_init(int rank, int size, uint8_t keybyte)
 {
+	struct michi_device **d;
 	michi_status_t st;
 
 	job.rank = rank;
@@ -216,13 +217,22 @@ static void rank_init(int rank, int size, uint8_t keybyte)
 	job.local_rank = rank;
 	job.local_size = size;
 	job.hostname = "testhost";
-	memset(job.key, keybyte, sizeof(job.key));
+	memset(job.key, 0, sizeof(job.key));
 	job.host_of = host_of;
 	job.kvs_put = fake_kvs_put;
 	job.kvs_fence = barrier;
 	job.kvs_get = fake_kvs_get;
+	/* the order of mpi/init.c: devices, fence, post_fence of each */
 	st = michi_devices_init(&job);
 	CHILD_CHECK(st == MICHI_OK, "rank %d: michi_devices_init: %s", rank, michi_err_msg());
+	/* mpi/init.c learns the job key only after the fence */
+	memset(job.key, keybyte, sizeof(job.key));
+	barrier();
+	for (d = michi_devices; *d; d++) {
+		st = (*d)->post_fence(&job);
+		CHILD_CHECK(st == MICHI_OK, "rank %d: %s post_fence: %s", rank, (*d)->name,
+			    michi_err_msg());
+	}
 }
 
 /* Send one test frame of len bytes; cap+1 in the header, 0 = take it all. */
@@ -987,6 +997,36 @@ START_TEST(test_finalize_flush)
 }
 END_TEST
 
+/* A rank blocked in michi_devices_block wakes when a peer connects and
+ * when a frame arrives, long before its timeout. */
+static void rank_block(int rank, int n)
+{
+	rank_init(rank, n, 7);
+	barrier();
+	if (rank == 0) {
+		usleep(200000);
+		CHILD_CHECK(send_frame(1, 10, 0) >= 0, "send: %s", michi_err_msg());
+		wait_frames_from(1, 1, 10);
+	} else {
+		double t0 = michi_wtime();
+
+		while (frames_in[0] == 0) {
+			michi_devices_block(5000);
+			michi_devices_progress();
+			CHILD_CHECK(michi_wtime() - t0 < 2, "block slept through the traffic");
+		}
+		CHILD_CHECK(send_frame(0, 10, 0) >= 0, "send: %s", michi_err_msg());
+	}
+	barrier();
+	rank_finalize();
+}
+
+START_TEST(test_block_wakes)
+{
+	run_ranks(2, rank_block, 30);
+}
+END_TEST
+
 static Suite *tcp_suite(void)
 {
 	Suite *s = suite_create("tcp");
@@ -1007,6 +1047,7 @@ static Suite *tcp_suite(void)
 	tcase_add_test(tc, test_remote_loopback);
 	tcase_add_test(tc, test_retry_and_wire);
 	tcase_add_test(tc, test_finalize_flush);
+	tcase_add_test(tc, test_block_wakes);
 	suite_add_tcase(s, tc);
 	return s;
 }

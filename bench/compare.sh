@@ -1,0 +1,462 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Side-by-side comparison runner (BENCH.md). It builds each benchmark once
+# with mpicc.mpich, runs that one binary on MPICH and on Michi (through
+# LD_LIBRARY_PATH=$MICHI_PREFIX/lib and Michi's mpirun), and an Open MPI
+# build on Open MPI; rounds are interleaved A,B,C,A,B,C so that drift hits
+# every implementation alike. It serializes with other runs through
+# /tmp/michi-bench.lock, watches the CPU time other processes take during
+# each batch, reruns a disturbed batch and leaves it out of the medians if
+# it stays disturbed, ends ranks that outlive a killed launcher, and
+# writes CSV, summary CSV, PNG plots, machine.txt and summary.md into
+# bench/results/<date>-<name>/.
+
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+benches=lat,bw
+transports=tcp,shm
+rounds=5
+ranks=2
+name=
+outroot=$here/results
+iters=
+sizes=
+timeout_s=600
+foreign_max=0.30
+retries=1
+placement=core
+lock=/tmp/michi-bench.lock
+
+usage() {
+	cat <<EOF
+usage: $0 -N name [options]
+  -N name     results go to <outroot>/<YYYY-MM-DD>-<name>/
+  -b list     benchmarks, comma-separated (default $benches):
+              lat  pingpong latency, half round trip (us)
+              bw   pingpong bandwidth, window 64 (MB/s)
+  -d list     transports (default $transports): tcp = MPICH UCX_TLS=tcp,self,
+              Open MPI ob1 + btl tcp,self on lo, Michi MICHI_DEVICE=tcp;
+              shm = each implementation's default on one host
+  -r rounds   interleaved rounds, at least 5 for results (default $rounds)
+  -n ranks    rank count (default $ranks; more than the cores oversubscribes)
+  -i iters    iterations passed to the benchmark (its -i)
+  -m min:max  message sizes passed to the benchmark (its -m)
+  -p core|none  placement: core pins rank r to CPU r mod cores for every
+              implementation (default); none leaves all unbound
+  -o dir      results root (default $outroot)
+  -T secs     time limit of one run (default $timeout_s)
+  -F frac     foreign CPU (cores busy with other processes, averaged over
+              a batch) above which a batch is disturbed (default $foreign_max)
+  -R n        reruns of a disturbed batch before it is discarded (default $retries)
+Michi runs when MICHI_PREFIX holds bin/mpirun and lib/; otherwise only
+the peers run, and summary.md says so.
+EOF
+	exit 2
+}
+
+while getopts "N:b:d:r:n:i:m:p:o:T:F:R:h" opt; do
+	case $opt in
+	N) name=$OPTARG ;;
+	b) benches=$OPTARG ;;
+	d) transports=$OPTARG ;;
+	r) rounds=$OPTARG ;;
+	n) ranks=$OPTARG ;;
+	i) iters=$OPTARG ;;
+	m) sizes=$OPTARG ;;
+	p) placement=$OPTARG ;;
+	o) outroot=$OPTARG ;;
+	T) timeout_s=$OPTARG ;;
+	F) foreign_max=$OPTARG ;;
+	R) retries=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+[ -n "$name" ] && [ $OPTIND -gt $# ] || usage
+[[ $name =~ ^[A-Za-z0-9._-]+$ ]] || { echo "compare.sh: -N takes letters, digits, . _ -" >&2; exit 2; }
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: -r needs a positive integer" >&2; exit 2; }
+[[ $ranks =~ ^[1-9][0-9]*$ && $ranks -ge 2 ]] || { echo "compare.sh: -n needs 2 ranks or more" >&2; exit 2; }
+[[ $placement == core || $placement == none ]] || usage
+[[ $retries =~ ^[0-9]+$ ]] || usage
+[[ $foreign_max =~ ^[0-9]*\.?[0-9]+$ ]] || usage
+[[ $timeout_s =~ ^[1-9][0-9]*$ ]] || usage
+IFS=, read -r -a bench_list <<<"$benches"
+IFS=, read -r -a transport_list <<<"$transports"
+for b in "${bench_list[@]}"; do
+	case $b in lat|bw) ;; *) echo "compare.sh: unknown benchmark $b" >&2; exit 2 ;; esac
+done
+for t in "${transport_list[@]}"; do
+	case $t in tcp|shm) ;; *) echo "compare.sh: unknown transport $t" >&2; exit 2 ;; esac
+done
+for tool in mpicc.mpich mpiexec.mpich mpicc.openmpi mpirun.openmpi gnuplot flock taskset; do
+	command -v $tool >/dev/null || { echo "compare.sh: $tool not found" >&2; exit 1; }
+done
+
+ncores=$(nproc)
+clk_tck=$(getconf CLK_TCK)
+impls=(mpich openmpi)
+michi_note="Michi was not run: MICHI_PREFIX is unset or has no bin/mpirun."
+if [ -n "${MICHI_PREFIX:-}" ] && [ -x "$MICHI_PREFIX/bin/mpirun" ]; then
+	impls=(michi mpich openmpi)
+	michi_note="Michi: $MICHI_PREFIX, launched by its mpirun, running the mpicc.mpich binary."
+fi
+
+outdir=$outroot/$(date +%F)-$name
+if [ -e "$outdir" ]; then
+	echo "compare.sh: $outdir exists; pick another -N" >&2
+	exit 2
+fi
+
+exec 9>"$lock"
+if ! flock -w 3600 9; then
+	echo "compare.sh: $lock held for an hour by another run; giving up" >&2
+	exit 1
+fi
+
+build=$(mktemp -d "${TMPDIR:-/tmp}/michi-compare.XXXXXX")
+trap 'end_leftovers; rm -rf "$build"' EXIT
+mkdir -p "$outdir"
+log=$outdir/runs.log
+: >"$log"
+
+# --- processes --------------------------------------------------------
+
+# Every process of a run names the private build directory on its command
+# line (the binary path), so leftovers are found by pid without touching
+# anyone else's processes. Open MPI's ranks outlive a killed mpirun.
+end_leftovers() {
+	local d pid
+	for d in /proc/[0-9]*; do
+		pid=${d#/proc/}
+		[ "$pid" = $$ ] && continue
+		tr '\0' ' ' 2>/dev/null <"$d/cmdline" | grep -qF "$build/" || continue
+		echo "compare.sh: ending leftover pid $pid" >>"$log"
+		kill -KILL "$pid" 2>/dev/null || true
+	done
+}
+
+# The launcher starts the same command for every rank; pinning through a
+# wrapper gives all implementations the same placement whatever their
+# own binding defaults are.
+cat >"$build/place" <<'EOF'
+#!/bin/sh
+rank=${PMI_RANK:-${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-}}}
+if [ "$MICHI_BENCH_PLACE" = core ] && [ -n "$rank" ]; then
+	exec taskset -c $((rank % $(nproc))) "$@"
+fi
+exec "$@"
+EOF
+chmod +x "$build/place"
+
+# --- build ------------------------------------------------------------
+
+mpicc.mpich -O2 -std=gnu11 -o "$build/pingpong.mpich" "$here/pingpong.c"
+mpicc.openmpi -O2 -std=gnu11 -o "$build/pingpong.openmpi" "$here/pingpong.c"
+
+# The mpicc.mpich binary needs libmpich.so.12 (Debian's soname); Michi
+# installs libmpi.so.12, possibly without the alias.
+michi_libpath=
+if [ ${#impls[@]} = 3 ]; then
+	michi_libpath=$MICHI_PREFIX/lib
+	if [ ! -e "$michi_libpath/libmpich.so.12" ] && [ -e "$michi_libpath/libmpi.so.12" ]; then
+		mkdir "$build/lib"
+		ln -s "$michi_libpath/libmpi.so.12" "$build/lib/libmpich.so.12"
+		michi_libpath=$build/lib:$michi_libpath
+	fi
+	michi_libpath=$michi_libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	if ! LD_LIBRARY_PATH=$michi_libpath ldd "$build/pingpong.mpich" |
+		grep -q "libmpich.so.12 => \($MICHI_PREFIX\|$build\)/"; then
+		echo "compare.sh: the binary would not load Michi from $MICHI_PREFIX/lib" >&2
+		exit 1
+	fi
+fi
+
+# Prints the benchmark's binary suffix-free name and arguments.
+bench_args() {
+	local a=()
+	case $1 in
+	lat) a=(pingpong -t lat) ;;
+	bw) a=(pingpong -t bw) ;;
+	esac
+	[ -n "$iters" ] && a+=(-i "$iters")
+	[ -n "$sizes" ] && a+=(-m "$sizes")
+	echo "${a[@]}"
+}
+
+# Sets cmd (array) for implementation $1, transport $2, benchmark $3.
+make_cmd() {
+	local impl=$1 tr=$2 args prog
+	read -r -a args <<<"$(bench_args "$3")"
+	prog=${args[0]}
+	args=("${args[@]:1}")
+	case $impl in
+	mpich)
+		cmd=(env MICHI_BENCH_PLACE=$placement)
+		[ $tr = tcp ] && cmd+=(UCX_TLS=tcp,self)
+		cmd+=(mpiexec.mpich -n $ranks "$build/place" "$build/$prog.mpich")
+		;;
+	michi)
+		cmd=(env MICHI_BENCH_PLACE=$placement "LD_LIBRARY_PATH=$michi_libpath")
+		[ $tr = tcp ] && cmd+=(MICHI_DEVICE=tcp)
+		cmd+=("$MICHI_PREFIX/bin/mpirun" -n $ranks "$build/place" "$build/$prog.mpich")
+		;;
+	openmpi)
+		cmd=(env MICHI_BENCH_PLACE=$placement OMPI_ALLOW_RUN_AS_ROOT=1
+		     OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun.openmpi -n $ranks
+		     --bind-to none)
+		[ $ranks -gt $ncores ] && cmd+=(--oversubscribe)
+		[ $tr = tcp ] && cmd+=(--mca pml ob1 --mca btl tcp,self
+				       --mca btl_tcp_if_include lo)
+		cmd+=("$build/place" "$build/$prog.openmpi")
+		;;
+	esac
+	cmd+=("${args[@]}")
+}
+
+# --- load -------------------------------------------------------------
+
+# Busy jiffies of the whole machine (steal included: a stolen vCPU
+# disturbs a ping-pong as much as a neighbour does).
+busy_jiffies() {
+	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+}
+
+# CPU seconds of this shell's waited-for children (the launcher and,
+# through it, the ranks). The times builtin must run in this shell, not
+# in a command substitution, which would report its own children.
+children_cpu() {
+	times >"$build/times"
+	awk 'NR == 2 {
+		n = split($1 " " $2, t, " ")
+		s = 0
+		for (i = 1; i <= n; i++) {
+			split(t[i], p, "m"); sub(/s$/, "", p[2])
+			s += p[1] * 60 + p[2]
+		}
+		printf "%.3f\n", s
+	}' "$build/times"
+}
+
+# Runs cmd once; writes the value lines to $1 and sets run_ok, run_foreign,
+# run_secs, load_before, load_after.
+run_batch() {
+	local out=$1 b0 b1 c0 c1 t0 t1 rc
+	load_before=$(cut -d' ' -f1 /proc/loadavg)
+	children_cpu >"$build/c0"
+	b0=$(busy_jiffies); t0=$(date +%s.%N)
+	set +e
+	timeout -k 5 "$timeout_s" "${cmd[@]}" >"$out.raw" 2>>"$log"
+	rc=$?
+	set -e
+	t1=$(date +%s.%N); b1=$(busy_jiffies)
+	children_cpu >"$build/c1"
+	c0=$(cat "$build/c0"); c1=$(cat "$build/c1")
+	load_after=$(cut -d' ' -f1 /proc/loadavg)
+	end_leftovers
+	run_secs=$(awk -v t0=$t0 -v t1=$t1 'BEGIN { printf "%.1f\n", t1 - t0 }')
+	run_foreign=$(awk -v b0=$b0 -v b1=$b1 -v c0=$c0 -v c1=$c1 \
+		-v t0=$t0 -v t1=$t1 -v hz=$clk_tck 'BEGIN {
+		f = ((b1 - b0) / hz - (c1 - c0)) / (t1 - t0)
+		printf "%.2f\n", f < 0 ? 0 : f }')
+	cat "$out.raw" >>"$log"
+	grep -E '^[0-9]+,[0-9.eE+-]+$' "$out.raw" >"$out" || true
+	run_ok=1
+	if [ $rc -ne 0 ] || [ ! -s "$out" ]; then
+		echo "compare.sh: run failed (exit $rc): ${cmd[*]}" | tee -a "$log" >&2
+		run_ok=0
+	fi
+}
+
+# --- runs -------------------------------------------------------------
+
+echo "impl,transport,bench,round,attempt,seconds,load_before,load_after,foreign_cpu,status" >"$outdir/load.csv"
+for tr in "${transport_list[@]}"; do
+	for b in "${bench_list[@]}"; do
+		csv=$outdir/$b-$tr.csv
+		echo "impl,round,size,value" >"$csv"
+		for ((r = 1; r <= rounds; r++)); do
+			for impl in "${impls[@]}"; do
+				make_cmd $impl $tr $b
+				echo "== $impl $tr $b round $r: ${cmd[*]}" >>"$log"
+				for ((a = 1; a <= retries + 1; a++)); do
+					run_batch "$build/run"
+					status=ok
+					[ $run_ok = 1 ] || status=failed
+					if [ $run_ok = 1 ] && awk -v f=$run_foreign -v m=$foreign_max 'BEGIN { exit !(f > m) }'; then
+						status=disturbed
+					fi
+					echo "$impl,$tr,$b,$r,$a,$run_secs,$load_before,$load_after,$run_foreign,$status" >>"$outdir/load.csv"
+					[ $status = disturbed ] || break
+					sleep 5
+				done
+				printf '%-8s %s %-3s round %d: %s (load %s -> %s, foreign cpu %s)\n' \
+					$impl $tr $b $r $status $load_before $load_after $run_foreign
+				[ $run_ok = 1 ] || continue
+				dest=$csv
+				[ $status = ok ] || dest=$outdir/$b-$tr-discarded.csv
+				[ -e "$dest" ] || echo "impl,round,size,value" >"$dest"
+				awk -v i=$impl -v r=$r -F, '{ print i "," r "," $1 "," $2 }' \
+					"$build/run" >>"$dest"
+			done
+		done
+	done
+done
+
+# --- summaries ----------------------------------------------------------
+
+# Batches still disturbed after their reruns went to <id>-discarded.csv
+# and are not summarized, unless an implementation has no other batch:
+# then its discarded ones are, and it is named in $build/fallback.
+summarize() {
+	local csv=$1 disc=$2
+	: >"$build/fallback"
+	[ -e "$disc" ] || disc=/dev/null
+	echo "impl,size,median,min,max"
+	awk -F, -v fb="$build/fallback" '
+	FNR == 1 { file++; next }
+	file == 1 { have[$1] = 1; print $1 "," $3 "," $4; next }
+	!($1 in have) { print $1 "," $3 "," $4; if (!($1 in told)) print $1 > fb; told[$1] = 1 }
+	' "$csv" "$disc" |
+	sort -t, -k1,1 -k2,2n -k3,3g |
+	awk -F, '
+	function flush() {
+		if (cnt == 0) return
+		med = cnt % 2 ? v[(cnt + 1) / 2] : (v[cnt / 2] + v[cnt / 2 + 1]) / 2
+		printf "%s,%s,%.3f,%.3f,%.3f\n", ki, ks, med, v[1], v[cnt]
+		cnt = 0
+	}
+	{ if ($1 != ki || $2 != ks) { flush(); ki = $1; ks = $2 } v[++cnt] = $3 + 0 }
+	END { flush() }'
+}
+
+plot() {
+	local sum=$1 png=$2 title=$3 ylabel=$4 dat=$build/plot.dat i=0 impl
+	local -a parts=()
+	: >"$dat"
+	for impl in "${impls[@]}"; do
+		grep -q "^$impl," "$sum" || continue
+		awk -F, -v i=$impl '$1 == i { print $2, $3, $4, $5 }' "$sum" >>"$dat"
+		printf '\n\n' >>"$dat"
+		parts+=("'$dat' index $i using 1:2:3:4 with yerrorlines lw 2 title '$impl'")
+		i=$((i + 1))
+	done
+	[ $i -gt 0 ] || return 0
+	local IFS=,
+	gnuplot <<EOF
+set terminal pngcairo size 900,600 font ",11"
+set output '$png'
+set title "$title"
+set logscale x 2
+set logscale y
+set xtics 4
+set format x "%.0b%BB"
+set xlabel "message size (bytes)"
+set ylabel "$ylabel"
+set grid
+set key top left
+plot ${parts[*]}
+EOF
+}
+
+# Michi's advantage over the better peer at each size (>1: Michi better),
+# or MPICH's over Open MPI when Michi did not run.
+ratio_table() {
+	local sum=$1 lower_better=$2
+	awk -F, -v lb=$lower_better -v nimpl=${#impls[@]} '
+	function better(a, b) { return lb ? (a < b ? a : b) : (a > b ? a : b) }
+	function adv(x, ref) { return sprintf("%.2f", lb ? ref / x : x / ref) }
+	NR > 1 { txt[$1, $2] = $3; m[$1, $2] = $3 + 0; sizes[$2 + 0] = 1 }
+	END {
+		if (!length(sizes)) {
+			print "No data: every run failed (see runs.log)."
+			exit
+		}
+		if (nimpl == 3) {
+			print "| size (B) | Michi | MPICH | Open MPI | Michi vs better peer |"
+			print "|---:|---:|---:|---:|---:|"
+		} else {
+			print "| size (B) | MPICH | Open MPI | MPICH vs Open MPI |"
+			print "|---:|---:|---:|---:|"
+		}
+		n = 0
+		for (s in sizes) list[++n] = s + 0
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && list[j - 1] > list[j]; j--) {
+				t = list[j]; list[j] = list[j - 1]; list[j - 1] = t
+			}
+		for (i = 1; i <= n; i++) {
+			s = list[i]
+			ha = (("mpich", s) in m) && m["mpich", s] > 0
+			ho = (("openmpi", s) in m) && m["openmpi", s] > 0
+			a = txt["mpich", s]; o = txt["openmpi", s]
+			if (nimpl == 3) {
+				hx = (("michi", s) in m) && m["michi", s] > 0
+				r = "-"
+				if (hx && ha && ho) r = adv(m["michi", s], better(m["mpich", s], m["openmpi", s]))
+				else if (hx && ha) r = adv(m["michi", s], m["mpich", s])
+				else if (hx && ho) r = adv(m["michi", s], m["openmpi", s])
+				printf "| %d | %s | %s | %s | %s |\n", s, txt["michi", s], a, o, r
+			} else {
+				r = (ha && ho) ? adv(m["mpich", s], m["openmpi", s]) : "-"
+				printf "| %d | %s | %s | %s |\n", s, a, o, r
+			}
+		}
+	}' "$sum"
+}
+
+{
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "model: $(lscpu | sed -n 's/^Model name: *//p' | head -1)"
+	echo "cores: $ncores ($(lscpu | sed -n 's/^Thread(s) per core: *//p') thread(s) per core)"
+	echo "kernel: $(uname -sr)"
+	echo "hypervisor: $(lscpu | sed -n 's/^Hypervisor vendor: *//p')"
+	echo "mpich: $(mpiexec.mpich --version 2>/dev/null | sed -n 's/^ *Version: *//p' | head -1) ($(dpkg-query -W -f '${Version}' libmpich12 2>/dev/null || true))"
+	echo "openmpi: $(mpirun.openmpi --version 2>/dev/null | head -1)"
+	echo "michi: ${MICHI_PREFIX:-not run}"
+	echo "tree: $(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "ranks: $ranks, placement: $placement, rounds: $rounds"
+} >"$outdir/machine.txt"
+
+{
+	echo "# $name"
+	echo
+	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(sed -n 's/^model: //p' "$outdir/machine.txt"),"
+	echo "$ncores cores, $(uname -r). $ranks ranks$([ $ranks -gt $ncores ] && echo ' (oversubscribed)'),"
+	echo "placement $placement, $rounds interleaved rounds; median (min-max in the CSVs)."
+	echo "$michi_note"
+	echo
+	echo "Ratios are of medians and read >1 = $([ ${#impls[@]} = 3 ] && echo 'Michi better than the better of MPICH and Open MPI' || echo 'MPICH better than Open MPI')."
+	disturbed=$(grep -c ',disturbed$' "$outdir/load.csv" || true)
+	failed=$(grep -c ',failed$' "$outdir/load.csv" || true)
+	echo "Disturbed batches (other processes took more than $foreign_max cores on"
+	echo "average): $disturbed, each rerun up to $retries time(s), discarded if still"
+	echo "disturbed; failed runs: $failed (see load.csv, runs.log)."
+} >"$outdir/summary.md"
+
+for tr in "${transport_list[@]}"; do
+	for b in "${bench_list[@]}"; do
+		id=$b-$tr
+		summarize "$outdir/$id.csv" "$outdir/$id-discarded.csv" >"$outdir/$id-summary.csv"
+		case $b in
+		lat) unit="half round trip (us)"; lb=1; what="latency" ;;
+		bw) unit="bandwidth (MB/s)"; lb=0; what="bandwidth" ;;
+		esac
+		plot "$outdir/$id-summary.csv" "$outdir/$id.png" \
+			"pingpong $what, $tr, $ranks ranks" "$unit"
+		{
+			echo
+			echo "## $what, $tr ($unit)"
+			echo
+			echo "![$id]($id.png)"
+			echo
+			if [ -s "$build/fallback" ]; then
+				echo "Only disturbed batches for: $(paste -sd, "$build/fallback" | sed 's/,/, /g');"
+				echo "their figures below are not reliable."
+				echo
+			fi
+			ratio_table "$outdir/$id-summary.csv" $lb
+		} >>"$outdir/summary.md"
+	done
+done
+echo "compare.sh: results in $outdir"

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi/misc.c: small environment calls: address arithmetic, memory
+ * allocation, profiling control, and status setters.
+ */
+#include "pt2pt.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+	return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
+}
+MICHI_ALIAS(Aint_add)
+
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+	return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
+}
+MICHI_ALIAS(Aint_diff)
+
+int PMPI_Get_address(const void *location, MPI_Aint *address)
+{
+	if (ERRCHK && !address)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Get_address",
+				     "(address=NULL): output pointer is NULL");
+	*address = (MPI_Aint)(uintptr_t)location;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Get_address)
+
+int PMPI_Address(void *location, MPI_Aint *address)
+{
+	return PMPI_Get_address(location, address);
+}
+MICHI_ALIAS(Address)
+
+/* No registered memory to prefer yet: plain allocation, 64-byte aligned
+ * so that buffers start on a cache line. */
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+	void *p;
+
+	MICHI_CHECK_INIT("MPI_Alloc_mem");
+	if (ERRCHK && size < 0)
+		return michi_mpi_err(NULL, MPI_ERR_SIZE, "MPI_Alloc_mem",
+				     "(size=%ld): size is negative", (long)size);
+	if (ERRCHK && !baseptr)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Alloc_mem", "(baseptr=NULL): NULL pointer");
+	if (posix_memalign(&p, 64, size ? (size_t)size : 1) != 0)
+		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Alloc_mem",
+				     "(size=%ld): out of memory", (long)size);
+	*(void **)baseptr = p;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Alloc_mem)
+
+int PMPI_Free_mem(void *base)
+{
+	MICHI_CHECK_INIT("MPI_Free_mem");
+	free(base);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Free_mem)
+
+/* Profiling control is for PMPI tools; the library itself has no levels. */
+int PMPI_Pcontrol(const int level, ...)
+{
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Pcontrol)
+
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+	if (ERRCHK && (!status || status == MPI_STATUS_IGNORE))
+		return michi_err_null(NULL, "MPI_Status_set_cancelled", "status");
+	status->count_hi_and_cancelled = (status->count_hi_and_cancelled & ~1) | (flag ? 1 : 0);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Status_set_cancelled)
+
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+	int cancelled;
+
+	if (ERRCHK && (!status || status == MPI_STATUS_IGNORE))
+		return michi_err_null(NULL, "MPI_Status_set_elements_x", "status");
+	if (ERRCHK && !michi_dt_ok(datatype))
+		return michi_err_type(NULL, "MPI_Status_set_elements_x", datatype);
+	if (ERRCHK && count < 0)
+		return michi_err_count(NULL, "MPI_Status_set_elements_x", (int)count);
+	cancelled = status->count_hi_and_cancelled & 1;
+	/* elements of a pair type are half an extent each */
+	michi_status_set(status, status->MPI_SOURCE, status->MPI_TAG,
+			 (size_t)(michi_dt_is_builtin(datatype) ? count * michi_dt_extent(datatype)
+								 : count / 2 * michi_dt_extent(datatype)),
+			 cancelled);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Status_set_elements_x)
+
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+{
+	return PMPI_Status_set_elements_x(status, datatype, count);
+}
+MICHI_ALIAS(Status_set_elements)
