@@ -800,6 +800,11 @@ static void mr_reap(void)
 			p->reaped = 1;
 			if (p->done || mr.aborting)
 				continue;
+			/* A proxy that exits 0 right after writing "done" may be
+			 * reaped before that line is read: the control socket
+			 * decides, and its EOF without "done" fails the job. */
+			if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && p->ctl >= 0)
+				continue;
 			if (WIFSIGNALED(status))
 				mr_fail(1, "proxy on host %s (pid %d) killed by signal %d (%s); job aborted",
 					p->host, (int)pid, WTERMSIG(status),

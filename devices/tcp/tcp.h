@@ -31,6 +31,7 @@
 #define TCP_VERSION     1
 #define TCP_BOM         0x01020304u
 #define TCP_SENDQ_IOV   64   /* iovecs gathered per sendmsg when flushing */
+#define TCP_DIRECT_MAX  16   /* cap of the tcp_direct_poll tunable */
 
 /* First bytes on every new connection, connector to acceptor. */
 struct tcp_hello {
@@ -75,6 +76,7 @@ struct tcp_conn {
 	int abandoned;        /* our connect lost a simultaneous connect */
 	int goodbye;          /* peer sent its goodbye: EOF is orderly */
 	int eof;
+	int direct;           /* in tcp.direct[]: polled by reading, not by epoll */
 	uint32_t events;      /* epoll mask now registered */
 	double deadline;      /* handshake/connect deadline */
 	char name[64];        /* remote "a.b.c.d:port", for messages */
@@ -146,6 +148,11 @@ struct tcp_state {
 	struct tcp_conn *dead;
 	int finalizing;           /* enum tcp_fin */
 	int inited;
+	/* connections that progress reads directly (tcp_direct_poll) */
+	struct tcp_conn *direct[TCP_DIRECT_MAX];
+	int ndirect;
+	unsigned poll_tick;
+	size_t nqueued;           /* frames waiting in send queues */
 };
 
 extern struct tcp_state tcp;
@@ -154,6 +161,7 @@ extern struct tcp_state tcp;
 extern size_t tcp_rbuf_size;
 extern double tcp_connect_timeout;
 extern double tcp_handshake_timeout;
+extern int tcp_direct_poll;
 
 /* tcp_iface.c */
 michi_status_t tcp_iface_card(uint16_t port, int all_local, char *card, size_t len);
@@ -181,7 +189,9 @@ void tcp_send_flush(struct tcp_peer *p);
 void tcp_send_fail_queue(struct tcp_peer *p, michi_status_t st);
 
 /* tcp_recv.c */
-void tcp_recv_event(struct tcp_conn *c);
+int tcp_recv_event(struct tcp_conn *c);
+void tcp_direct_add(struct tcp_conn *c);
+void tcp_direct_del(struct tcp_conn *c);
 void tcp_recv_parse(struct tcp_conn *c);
 
 static inline struct tcp_peer *tcp_peer_of(int rank)

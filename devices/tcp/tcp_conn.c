@@ -126,6 +126,7 @@ void tcp_conn_close(struct tcp_conn *c)
 {
 	if (c->state == TCP_CONN_CLOSED)
 		return;
+	tcp_direct_del(c);
 	tcp_conn_timed_del(c);
 	epoll_ctl(tcp.epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
@@ -571,8 +572,11 @@ void tcp_conn_event(struct tcp_conn *c, uint32_t events)
 {
 	switch (c->state) {
 	case TCP_CONN_UP:
-		if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+		if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
 			tcp_recv_event(c);
+			if (c->state == TCP_CONN_UP)
+				tcp_direct_add(c);
+		}
 		if ((events & EPOLLOUT) && c->state == TCP_CONN_UP)
 			tcp_send_flush(tcp_peer_of(c->peer));
 		return;

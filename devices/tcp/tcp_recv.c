@@ -131,27 +131,58 @@ static inline ssize_t tcp_recv_read(struct tcp_conn *c, size_t *want)
 }
 
 /* The socket of an established connection is readable. */
-void tcp_recv_event(struct tcp_conn *c)
+int tcp_recv_event(struct tcp_conn *c)
 {
 	int i;
 
 	/* a short read means the socket is drained: level-triggered epoll
 	 * reports it again when more arrives, so small messages cost one
-	 * read per readiness; a full read loops (bounded, to stay fair) */
+	 * read per readiness; a full read loops (bounded, to stay fair).
+	 * Returns 1 when bytes arrived, 0 when the socket was empty. */
 	for (i = 0; i < 64; i++) {
 		size_t want;
 		ssize_t n = tcp_recv_read(c, &want);
 
 		if (unlikely(n <= 0)) {
 			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-				return;
+				return i > 0;
 			if (n < 0 && errno == EINTR)
 				continue;
 			tcp_peer_lost(c, n == 0 ? 0 : errno);
-			return;
+			return 1;
 		}
 		tcp_recv_parse(c);
 		if ((size_t)n < want || c->state != TCP_CONN_UP)
+			return 1;
+	}
+	return 1;
+}
+
+/*
+ * Direct polling: with few busy connections, reading each socket is
+ * cheaper than asking epoll first (one system call per poll instead of
+ * epoll_wait plus read when a message is there). A connection joins the
+ * set the first time epoll reports data on it, and leaves when closed.
+ */
+void tcp_direct_add(struct tcp_conn *c)
+{
+	if (c->direct || tcp.ndirect >= tcp_direct_poll || tcp.ndirect >= TCP_DIRECT_MAX)
+		return;
+	c->direct = 1;
+	tcp.direct[tcp.ndirect++] = c;
+}
+
+void tcp_direct_del(struct tcp_conn *c)
+{
+	int i;
+
+	if (!c->direct)
+		return;
+	c->direct = 0;
+	for (i = 0; i < tcp.ndirect; i++) {
+		if (tcp.direct[i] == c) {
+			tcp.direct[i] = tcp.direct[--tcp.ndirect];
 			return;
+		}
 	}
 }

@@ -117,6 +117,7 @@ michi_status_t tcp_send_queue(struct tcp_peer *p, const struct iovec *iov,
 	else
 		p->sq_head = q;
 	p->sq_tail = q;
+	tcp.nqueued++;
 	tcp_fast_fd[p - tcp.peers] = -1;
 	if (p->state == TCP_PEER_UP && p->conn)
 		tcp_conn_set_events(p->conn, EPOLLIN | EPOLLOUT);
@@ -130,6 +131,7 @@ static void tcp_sendq_done(struct tcp_peer *p, michi_status_t st)
 	p->sq_head = q->next;
 	if (!p->sq_head)
 		p->sq_tail = NULL;
+	tcp.nqueued--;
 	/* unlink first: the upcall may send to this peer again */
 	if (!q->internal)
 		mtmi_dev_send_done(q->cookie, st);
