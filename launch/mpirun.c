@@ -629,7 +629,7 @@ static void mr_fail(int code, const char *fmt, ...)
 
 	if (mr.aborting)
 		return;
-	mr.exit_code = code ? code : 1;
+	mr.exit_code = (code & 0xff) ? (code & 0xff) : 1;
 	va_start(ap, fmt);
 	fprintf(stderr, "mpirun: ");
 	vfprintf(stderr, fmt, ap);

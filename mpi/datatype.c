@@ -126,6 +126,12 @@ int michi_dt_check(MPI_Datatype dt)
 	return MPI_ERR_TYPE;
 }
 
+int michi_dt_is_pair(MPI_Datatype dt)
+{
+	return is_pair(dt) || dt == MPI_2INT || dt == MPI_2INTEGER || dt == MPI_2REAL ||
+	       dt == MPI_2DOUBLE_PRECISION;
+}
+
 const char *michi_dt_name(MPI_Datatype dt)
 {
 	size_t i;

@@ -6,9 +6,10 @@
  * which writes one sentence naming the function, the argument and its
  * value, the reason, and the rank and host, then calls the communicator's
  * error handler. The error code returned to the user carries that sentence:
- * code = class | slot << 10, where slot indexes a small ring of recent
- * messages, so MPI_Error_string(code) gives the precise sentence while
- * MPI_Error_class(code) still gives the class.
+ * code = class | seq << 10, where seq numbers the message and selects its
+ * slot in a small ring of recent messages, so MPI_Error_string(code) gives
+ * the precise sentence while MPI_Error_class(code) still gives the class.
+ * A code whose slot was reused since reads as its class's sentence.
  */
 #include "mpiimpl.h"
 #include "pmi.h"
@@ -21,6 +22,7 @@
 #define CLASS_BITS 10
 #define CLASS_MASK ((1 << CLASS_BITS) - 1)
 #define RING_SLOTS 256
+#define SEQ_MAX    ((1u << 20) - 1)   /* code = class | seq << 10 stays <= MPI_ERR_LASTCODE */
 
 struct err_slot {
 	int code;
@@ -109,8 +111,9 @@ static int code_class(int code)
 
 int michi_errcode_new(int errclass, const char *msg)
 {
-	unsigned slot = ring_next++ % RING_SLOTS;
-	int code = errclass | (int)((slot + 1) << CLASS_BITS);
+	unsigned seq = ring_next++ % SEQ_MAX + 1;
+	unsigned slot = seq % RING_SLOTS;
+	int code = errclass | (int)(seq << CLASS_BITS);
 
 	ring[slot].code = code;
 	snprintf(ring[slot].msg, sizeof(ring[slot].msg), "%s", msg);
@@ -119,10 +122,10 @@ int michi_errcode_new(int errclass, const char *msg)
 
 static const char *code_msg(int code)
 {
-	unsigned slot = (unsigned)code >> CLASS_BITS;
+	unsigned seq = (unsigned)code >> CLASS_BITS;
 
-	if (slot >= 1 && slot <= RING_SLOTS && ring[slot - 1].code == code)
-		return ring[slot - 1].msg;
+	if (seq >= 1 && ring[seq % RING_SLOTS].code == code)
+		return ring[seq % RING_SLOTS].msg;
 	if (code_class(code) < NCLASSES && class_str[code_class(code)])
 		return class_str[code_class(code)];
 	return NULL;
@@ -225,8 +228,9 @@ int michi_not_initialized(const char *fname)
 {
 	char msg[256];
 
-	snprintf(msg, sizeof(msg), "%s: MPI is %s", fname,
-		 michi_state.finalized ? "already finalized" : "not initialized");
+	snprintf(msg, sizeof(msg), "%s: MPI is %s (process %d on host %s)", fname,
+		 michi_state.finalized ? "already finalized" : "not initialized",
+		 (int)getpid(), michi_hostname());
 	/* No communicator is usable: behave as ERRORS_ARE_FATAL would. */
 	fatal(NULL, MPI_ERR_OTHER, msg);
 	return MPI_ERR_OTHER;

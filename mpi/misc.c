@@ -93,8 +93,8 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
 	cancelled = status->count_hi_and_cancelled & 1;
 	/* elements of a pair type are half an extent each */
 	michi_status_set(status, status->MPI_SOURCE, status->MPI_TAG,
-			 (size_t)(michi_dt_is_builtin(datatype) ? count * michi_dt_extent(datatype)
-								 : count / 2 * michi_dt_extent(datatype)),
+			 (size_t)(michi_dt_is_pair(datatype) ? count / 2 * michi_dt_extent(datatype)
+							       : count * michi_dt_extent(datatype)),
 			 cancelled);
 	return MPI_SUCCESS;
 }

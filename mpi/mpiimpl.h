@@ -206,6 +206,8 @@ static inline MPI_Count michi_dt_size(MPI_Datatype dt)
 }
 /* 0 when dt is a datatype point-to-point can move in this version. */
 int michi_dt_check(MPI_Datatype dt);
+/* 1 for the types made of two elements (MPI_2INT, MPI_DOUBLE_INT, ...). */
+int michi_dt_is_pair(MPI_Datatype dt);
 void michi_dt_init(void);
 const char *michi_dt_name(MPI_Datatype dt);
 

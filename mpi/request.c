@@ -459,7 +459,7 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 }
 MICHI_ALIAS(Get_count)
 
-/* Elements of a builtin type: pair types hold two elements each. */
+/* Elements of a predefined type: pair types hold two elements each. */
 static int get_elements(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *out,
 			const char *fname)
 {
@@ -467,7 +467,7 @@ static int get_elements(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 
 	if (err || *out == MPI_UNDEFINED)
 		return err;
-	if (!michi_dt_is_builtin(datatype))
+	if (michi_dt_is_pair(datatype))
 		*out *= 2;
 	return MPI_SUCCESS;
 }

@@ -60,6 +60,19 @@ int main(int argc, char **argv)
 	req = (MPI_Request)0x11223344;
 	expect_words(MPI_Wait(&req, MPI_STATUS_IGNORE), "Wait on a garbage request",
 		     "MPI_Wait", "request=0x11223344");
+	/* An old code keeps its own sentence, or falls back to its class's,
+	 * after hundreds of newer errors: never another call's sentence. */
+	{
+		char str[MPI_MAX_ERROR_STRING];
+		int first = MPI_Send(buf, 1, MPI_INT, mtest_size + 1000, 0, MPI_COMM_WORLD);
+		int i;
+
+		for (i = 0; i < 600; i++)
+			MPI_Send(buf, 1, MPI_INT, mtest_size + 2000 + i, 0, MPI_COMM_WORLD);
+		MPI_Error_string(first, str, &len);
+		mtest_check(strstr(str, "dest=2") == NULL,
+			    "an old error code reads a newer sentence: '%s'", str);
+	}
 	/* an unimplemented function names itself */
 	expect_words(MPI_Comm_spawn("x", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF,
 				    NULL, MPI_ERRCODES_IGNORE),
