@@ -159,7 +159,8 @@ static int tcp_busy_sending(void)
 	for (i = 0; i < tcp.size; i++) {
 		struct tcp_peer *p = &tcp.peers[i];
 
-		if (p->sq_head && (p->state == TCP_PEER_UP || p->state == TCP_PEER_CONNECTING))
+		if ((p->sq_head || p->lsplit) &&
+		    (p->state == TCP_PEER_UP || p->state == TCP_PEER_CONNECTING))
 			return 1;
 	}
 	return 0;
@@ -209,9 +210,12 @@ static michi_status_t tcp_finalize(void)
 	tcp_say_goodbye();
 	while (tcp_busy_sending() && michi_wtime() < deadline)
 		tcp_poll(10);
-	for (i = 0; i < tcp.size; i++)
+	for (i = 0; i < tcp.size; i++) {
 		if (tcp.peers[i].conn && !tcp.peers[i].sq_head)
 			shutdown(tcp.peers[i].conn->fd, SHUT_WR);
+		if (tcp.peers[i].lane && !tcp.peers[i].lsplit)
+			shutdown(tcp.peers[i].lane->fd, SHUT_WR);
+	}
 	while (tcp_any_open() && michi_wtime() < deadline)
 		tcp_poll(10);
 
@@ -226,6 +230,7 @@ static michi_status_t tcp_finalize(void)
 			st = michi_err(MICHI_ERR_PEER, "rank %d finalize: %d frames to rank %d not sent "
 				       "within %g s", tcp.rank, left, i, tcp_finalize_timeout);
 		}
+		tcp_lane_close(p);
 		tcp_send_fail_queue(p, MICHI_ERR_PEER);
 		if (p->conn)
 			tcp_conn_close(p->conn);

@@ -13,6 +13,11 @@
  * bytes: payload length, host order) and the payload. A header whose
  * length is TCP_GOODBYE_LEN is the device's own goodbye: the sender is in
  * finalize and its EOF that follows is orderly, not a failure.
+ *
+ * Lanes: for large frames a peer pair opens one more connection, its lane
+ * (hello with lane = 1). A lane carries raw payload tails only, in the
+ * order of the TCP_SPLIT_LEN notices on the main connection, so frame
+ * order and matching stay with the main connection.
  */
 #ifndef MICHI_TCP_H
 #define MICHI_TCP_H
@@ -27,6 +32,10 @@
 
 #define TCP_MAX_ADDRS   8
 #define TCP_GOODBYE_LEN UINT64_MAX
+/* A device frame: the next frame's last hdr[1] payload bytes come on the
+ * peer's lane (a second connection), so that two sockets share a large
+ * payload; the kernel works on each socket's stream in turn. */
+#define TCP_SPLIT_LEN   (UINT64_MAX - 1)
 #define TCP_HELLO_MAGIC "MICHI"
 #define TCP_VERSION     1
 #define TCP_BOM         0x01020304u
@@ -40,7 +49,7 @@ struct tcp_hello {
 	uint32_t bom;         /* TCP_BOM in the sender's byte order */
 	uint8_t key[16];      /* the job key */
 	int32_t rank;         /* connector's world rank */
-	uint32_t pad;
+	uint32_t lane;        /* 1: a lane of the connection already up */
 };
 
 enum tcp_reply_status {
@@ -77,6 +86,9 @@ struct tcp_conn {
 	int goodbye;          /* peer sent its goodbye: EOF is orderly */
 	int eof;
 	int direct;           /* in tcp.direct[]: polled by reading, not by epoll */
+	int lane;             /* a lane: carries payload tails (tcp_send.c) */
+	int lane_rx;          /* main: the payload in progress has a tail on the lane */
+	int wait_lane;        /* main: payload done here, its tail is not */
 	uint32_t events;      /* epoll mask now registered */
 	double deadline;      /* handshake/connect deadline */
 	char name[64];        /* remote "a.b.c.d:port", for messages */
@@ -88,15 +100,32 @@ struct tcp_conn {
 	uint64_t rx_len, rx_got, rx_ulen;  /* ulen = min(len, cap) */
 	struct michi_rx rx;
 	uint64_t hdr[MICHI_FRAME_HDR_SIZE / 8];
+	uint64_t split_next;  /* main: tail bytes of the next frame on the lane */
+	/* main: the tail to read from the lane; lkeep of lleft bytes go to lbuf */
+	char *lbuf;
+	uint64_t lleft, lkeep;
 
 	struct tcp_conn *timed_next, *timed_prev;  /* conns with a deadline */
 	struct tcp_conn *dead_next;
+};
+
+/* A frame sent in two parts (main connection and lane): the caller's
+ * completion waits for both. */
+struct tcp_split {
+	void *cookie;
+	int parts;            /* parts not written yet, plus one while in send */
+	michi_status_t st;
+	struct tcp_split *lnext;  /* the peer's lane FIFO */
+	const char *lptr;     /* what is left of the tail */
+	size_t lleft;
+	uint64_t hdr[2][MICHI_FRAME_HDR_SIZE / 8];  /* split notice, frame header */
 };
 
 /* One queued frame; iov[cur..iovcnt) is what is left to write. */
 struct tcp_sendq {
 	struct tcp_sendq *next;
 	void *cookie;
+	struct tcp_split *split;  /* main part of a split frame, else NULL */
 	int internal;         /* device's own frame: no send_done upcall */
 	int cur, iovcnt;
 	uint64_t hdr[MICHI_FRAME_HDR_SIZE / 8];
@@ -116,6 +145,10 @@ struct tcp_peer {
 	struct tcp_conn *conn;    /* the connection that carries frames */
 	struct tcp_conn *out;     /* our connect attempt, until it settles */
 	struct tcp_sendq *sq_head, *sq_tail;
+	/* lane: the connection, our connect attempt, tails to write (FIFO) */
+	struct tcp_conn *lane, *lane_out;
+	int lane_off;             /* a lane failed or was refused: none */
+	struct tcp_split *lsplit, *lsplit_tail;
 	michi_status_t fail_st;
 	int notify_failed;        /* mtmi_dev_peer_failed still to be called */
 
@@ -162,6 +195,7 @@ extern size_t tcp_rbuf_size;
 extern double tcp_connect_timeout;
 extern double tcp_handshake_timeout;
 extern int tcp_direct_poll;
+extern size_t tcp_lane_min;
 
 /* tcp_iface.c */
 michi_status_t tcp_iface_card(uint16_t port, int all_local, char *card, size_t len);
@@ -180,6 +214,8 @@ michi_status_t tcp_peer_connect(int peer);
 void tcp_peer_fail(int peer, michi_status_t st);
 void tcp_peer_notify(void);
 void tcp_peer_lost(struct tcp_conn *c, int err);
+void tcp_lane_connect(int peer);
+void tcp_lane_close(struct tcp_peer *p);
 
 /* tcp_send.c */
 michi_status_t tcp_send(int peer, const struct iovec *iov, int iovcnt, void *cookie);
@@ -187,6 +223,8 @@ michi_status_t tcp_send_queue(struct tcp_peer *p, const struct iovec *iov,
 			      int iovcnt, size_t sent, void *cookie, int internal);
 void tcp_send_flush(struct tcp_peer *p);
 void tcp_send_fail_queue(struct tcp_peer *p, michi_status_t st);
+void tcp_lane_flush(struct tcp_peer *p);
+void tcp_split_part_done(struct tcp_split *s, michi_status_t st);
 
 /* tcp_recv.c */
 int tcp_recv_event(struct tcp_conn *c);

@@ -206,6 +206,7 @@ static void tcp_conn_accept(void)
 /* ---- connecting ------------------------------------------------------- */
 
 static void tcp_peer_retry_later(struct tcp_peer *p, double delay);
+static void tcp_lane_lost(struct tcp_peer *p);
 
 /* Fill p->addrs from the peer's business card. */
 static michi_status_t tcp_peer_card(int peer)
@@ -364,6 +365,13 @@ static void tcp_conn_out_failed(struct tcp_conn *c, int err)
 	tcp_conn_close(c);
 	if (abandoned)
 		return;
+	if (c->lane) {
+		/* lanes are an optimization: carry on with one connection */
+		p->lane_out = NULL;
+		p->lane_off = 1;
+		tcp_lane_lost(p);
+		return;
+	}
 	p->out = NULL;
 	if (p->state != TCP_PEER_CONNECTING)
 		return;
@@ -387,6 +395,7 @@ static void tcp_conn_connected(struct tcp_conn *c)
 		return;
 	}
 	memcpy(h.key, tcp.job->key, sizeof(h.key));
+	h.lane = (uint32_t)c->lane;
 	/* a fresh socket's send buffer takes 36 bytes whole */
 	if (send(c->fd, &h, sizeof(h), MSG_NOSIGNAL) != (ssize_t)sizeof(h)) {
 		tcp_conn_out_failed(c, errno ? errno : EIO);
@@ -397,6 +406,100 @@ static void tcp_conn_connected(struct tcp_conn *c)
 }
 
 /* ---- handshake -------------------------------------------------------- */
+
+/* Our lane connect failed: fatal only if the peer already sent a tail
+ * on it (it accepted, and our side of the handshake broke). */
+static void tcp_lane_lost(struct tcp_peer *p)
+{
+	if (p->conn && p->conn->lane_rx)
+		tcp_peer_fail((int)(p - tcp.peers), michi_err(MICHI_ERR_PEER,
+			"rank %d lost its lane to rank %d during its handshake", tcp.rank,
+			(int)(p - tcp.peers)));
+}
+
+/* c is p's lane from now on. */
+static void tcp_lane_up(struct tcp_conn *c)
+{
+	struct tcp_peer *p = tcp_peer_of(c->peer);
+
+	tcp_conn_timed_del(c);
+	c->state = TCP_CONN_UP;
+	c->lane = 1;
+	p->lane = c;
+	michi_debug("tcp: rank %d has a lane to rank %d via %s", tcp.rank, c->peer, c->name);
+}
+
+static void tcp_conn_reject(struct tcp_conn *c, int status, const char *why);
+static void tcp_conn_reply(struct tcp_conn *c, int status);
+
+/* A lane hello from p's rank: one lane per pair, the lower rank's wins
+ * when both connect at once. */
+static void tcp_lane_in(struct tcp_conn *c, struct tcp_peer *p, int rank)
+{
+	if (!tcp_lane_min || p->state != TCP_PEER_UP || !p->conn || p->lane ||
+	    (p->lane_out && rank > tcp.rank)) {
+		tcp_conn_reject(c, TCP_REPLY_DUPLICATE, "duplicate lane");
+		return;
+	}
+	if (p->lane_out) {
+		p->lane_out->abandoned = 1;
+		p->lane_out = NULL;
+	}
+	tcp_conn_reply(c, TCP_REPLY_OK);
+	tcp_lane_up(c);
+}
+
+/* Open a lane to peer (its connection is up); failures only mean none. */
+void tcp_lane_connect(int peer)
+{
+	struct tcp_peer *p = tcp_peer_of(peer);
+	struct sockaddr_in *sa;
+	int fd;
+
+	p->lane_off = 1;
+	if (!p->naddr && tcp_peer_card(peer) < 0)
+		return;
+	sa = &p->addrs[p->conn->outgoing && p->addr_idx < p->naddr ? p->addr_idx : 0];
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	tcp_sock_opts(fd);
+	if (connect(fd, (struct sockaddr *)sa, sizeof(*sa)) != 0 && errno != EINPROGRESS) {
+		close(fd);
+		return;
+	}
+	p->lane_out = tcp_conn_new(fd, TCP_CONN_CONNECTING, peer, sa);
+	if (!p->lane_out) {
+		close(fd);
+		return;
+	}
+	p->lane_out->lane = 1;
+	p->lane_off = 0;
+}
+
+/* p's lane goes; a tail still being written fails the peer's frames. */
+void tcp_lane_close(struct tcp_peer *p)
+{
+	struct tcp_split *s = p->lsplit;
+
+	p->lane_off = 1;
+	if (p->lane_out) {
+		tcp_conn_close(p->lane_out);
+		p->lane_out = NULL;
+	}
+	if (p->lane) {
+		tcp_conn_close(p->lane);
+		p->lane = NULL;
+	}
+	p->lsplit = p->lsplit_tail = NULL;
+	while (s) {
+		struct tcp_split *next = s->lnext;
+
+		tcp.nqueued--;
+		tcp_split_part_done(s, p->fail_st < 0 ? p->fail_st : MICHI_ERR_PEER);
+		s = next;
+	}
+}
 
 /* c carries frames for its peer from now on. */
 static void tcp_conn_up(struct tcp_conn *c)
@@ -470,6 +573,10 @@ static void tcp_conn_hello_in(struct tcp_conn *c)
 		tcp_conn_reject(c, TCP_REPLY_GONE, "rank is failed or finalized");
 		return;
 	}
+	if (h.lane) {
+		tcp_lane_in(c, p, h.rank);
+		return;
+	}
 	if (p->conn) {
 		tcp_conn_reject(c, TCP_REPLY_DUPLICATE, "duplicate");
 		return;
@@ -505,6 +612,17 @@ static void tcp_conn_reply_in(struct tcp_conn *c)
 		tcp_conn_close(c);
 		return;
 	}
+	if (c->lane) {
+		p->lane_out = NULL;
+		if (r.status == TCP_REPLY_OK && p->state == TCP_PEER_UP && !p->lane) {
+			tcp_lane_up(c);
+		} else {
+			tcp_conn_close(c);
+			p->lane_off = 1;
+			tcp_lane_lost(p);
+		}
+		return;
+	}
 	switch (r.status) {
 	case TCP_REPLY_OK:
 		tcp_conn_up(c);
@@ -531,7 +649,8 @@ static void tcp_conn_reply_in(struct tcp_conn *c)
 static void tcp_conn_hs_read(struct tcp_conn *c)
 {
 	size_t need = c->outgoing ? sizeof(struct tcp_reply) : sizeof(struct tcp_hello);
-	ssize_t n = read(c->fd, c->rbuf + c->rlen, tcp_rbuf_size - c->rlen);
+	/* a lane's tails may follow its reply at once: leave them in the socket */
+	ssize_t n = read(c->fd, c->rbuf + c->rlen, c->lane ? need - c->rlen : tcp_rbuf_size - c->rlen);
 
 	if (n <= 0) {
 		int err = n == 0 ? ECONNRESET : errno;
@@ -574,11 +693,16 @@ void tcp_conn_event(struct tcp_conn *c, uint32_t events)
 	case TCP_CONN_UP:
 		if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
 			tcp_recv_event(c);
-			if (c->state == TCP_CONN_UP)
+			/* a lane is read along with its main connection */
+			if (c->state == TCP_CONN_UP && !c->lane)
 				tcp_direct_add(c);
 		}
-		if ((events & EPOLLOUT) && c->state == TCP_CONN_UP)
-			tcp_send_flush(tcp_peer_of(c->peer));
+		if ((events & EPOLLOUT) && c->state == TCP_CONN_UP) {
+			if (c->lane)
+				tcp_lane_flush(tcp_peer_of(c->peer));
+			else
+				tcp_send_flush(tcp_peer_of(c->peer));
+		}
 		return;
 	case TCP_CONN_LISTEN:
 		tcp_conn_accept();
@@ -645,6 +769,7 @@ void tcp_peer_fail(int peer, michi_status_t st)
 	p->conn = p->out = NULL;
 	p->notify_failed = 1;
 	tcp.n_notify++;
+	tcp_lane_close(p);
 	tcp_send_fail_queue(p, st);
 }
 
@@ -676,6 +801,8 @@ void tcp_peer_lost(struct tcp_conn *c, int err)
 		 * after a goodbye only means it closed with our frames unread */
 		c->eof = 1;
 		tcp_conn_close(c);
+		if (p->conn == c)
+			tcp_lane_close(p);
 		if (p->conn == c) {
 			p->conn = NULL;
 			tcp_fast_fd[p - tcp.peers] = -1;

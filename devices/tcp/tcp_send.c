@@ -10,6 +10,12 @@
  * pointers to the caller's payload, which MTMI keeps alive until
  * mtmi_dev_send_done(). sendmsg with MSG_NOSIGNAL is writev plus the
  * flag that turns a write to a closed peer into EPIPE instead of SIGPIPE.
+ *
+ * Large frames (rendezvous DATA, at least tcp_lane_min bytes) are split
+ * over two connections: on loopback one stream's kernel work is serial,
+ * and two sockets written in turn move more bytes per second (UCX gets
+ * the same from its two "rails", lo and the host's address). The peer
+ * pair opens the second connection, the lane, at its first large frame.
  */
 #include "config.h"
 #include "tcp.h"
@@ -22,9 +28,143 @@
 
 static michi_status_t tcp_send_error(struct tcp_peer *p, int peer, int err);
 
-/* The out-of-line entry, for callers that go through the ops table. */
+size_t tcp_lane_min = 1048576;
+MICHI_TUNABLE(tcp_lane_min, "tcp_lane_min", MICHI_T_SIZE, "1048576", MICHI_LEVEL_TUNER,
+	      "payload size from which the tcp device writes a frame's second half over a "
+	      "second connection to the peer, in parallel (0: one connection per peer)");
+
+/* Write the lane's tails in order; a full socket waits for EPOLLOUT. */
+void tcp_lane_flush(struct tcp_peer *p)
+{
+	struct tcp_conn *c = p->lane;
+	struct tcp_split *s;
+
+	while ((s = p->lsplit)) {
+		ssize_t n = send(c->fd, s->lptr, s->lleft, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				tcp_conn_set_events(c, EPOLLIN | EPOLLOUT);
+				return;
+			}
+			tcp_send_error(p, (int)(p - tcp.peers), errno);
+			return;
+		}
+		s->lptr += n;
+		s->lleft -= (size_t)n;
+		if (s->lleft)
+			continue;
+		p->lsplit = s->lnext;
+		if (!p->lsplit)
+			p->lsplit_tail = NULL;
+		tcp.nqueued--;
+		tcp_split_part_done(s, MICHI_OK);
+	}
+	tcp_conn_set_events(c, EPOLLIN);
+}
+
+void tcp_split_part_done(struct tcp_split *s, michi_status_t st)
+{
+	if (st < 0 && s->st == MICHI_OK)
+		s->st = st;
+	if (--s->parts)
+		return;
+	mtmi_dev_send_done(s->cookie, s->st);
+	free(s);
+}
+
+/*
+ * A large frame to a peer with a lane: the main connection gets a split
+ * notice, the frame header and the payload's first half, the lane the
+ * second half, each after what its connection already has queued. What
+ * does not fit now waits in the main queue and in the lane's FIFO.
+ */
+static michi_status_t tcp_send_split(struct tcp_peer *p, int peer, const struct iovec *iov,
+				     void *cookie)
+{
+	size_t len = iov[1].iov_len, tail = len / 2, total;
+	struct tcp_split *s = malloc(sizeof(*s));
+	struct iovec w[3];
+	struct msghdr msg = { .msg_iov = w, .msg_iovlen = 3 };
+	michi_status_t st;
+	ssize_t n = 0;
+
+	if (!s)
+		return tcp_send_fast(peer, iov, 2, cookie);
+	s->cookie = cookie;
+	s->parts = 3;
+	s->st = MICHI_OK;
+	s->lnext = NULL;
+	s->lptr = (const char *)iov[1].iov_base + (len - tail);
+	s->lleft = tail;
+	memset(s->hdr[0], 0, sizeof(s->hdr[0]));
+	s->hdr[0][0] = TCP_SPLIT_LEN;
+	s->hdr[0][1] = tail;
+	memcpy(s->hdr[1], iov[0].iov_base, sizeof(s->hdr[1]));
+	w[0].iov_base = s->hdr[0];
+	w[0].iov_len = MICHI_FRAME_HDR_SIZE;
+	w[1].iov_base = s->hdr[1];
+	w[1].iov_len = MICHI_FRAME_HDR_SIZE;
+	w[2].iov_base = iov[1].iov_base;
+	w[2].iov_len = len - tail;
+	total = 2 * MICHI_FRAME_HDR_SIZE + len - tail;
+
+	if (tcp_fast_fd[peer] >= 0) {
+		n = sendmsg(tcp_fast_fd[peer], &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+				free(s);
+				return tcp_send_error(p, peer, errno);
+			}
+			n = 0;
+		}
+	}
+	if ((size_t)n == total) {
+		s->parts--;
+	} else {
+		st = tcp_send_queue(p, w, 3, (size_t)n, NULL, 1);
+		if (st < 0) {
+			/* the frame may be cut off on the wire: the peer cannot parse on */
+			free(s);
+			tcp_peer_fail(peer, st);
+			return st;
+		}
+		p->sq_tail->split = s;
+	}
+	if (p->state == TCP_PEER_UP && p->lane) {
+		tcp.nqueued++;
+		if (p->lsplit) {
+			p->lsplit_tail->lnext = s;
+			p->lsplit_tail = s;
+		} else {
+			p->lsplit = p->lsplit_tail = s;
+			tcp_lane_flush(p);
+		}
+	} else {
+		tcp_split_part_done(s, p->fail_st < 0 ? p->fail_st : MICHI_ERR_PEER);
+	}
+	if (--s->parts)
+		return MICHI_INPROGRESS;
+	st = s->st;
+	free(s);
+	return st;
+}
+
+/* The out-of-line entry, for callers that go through the ops table
+ * (rendezvous DATA among them): large frames may use the lane. */
 michi_status_t tcp_send(int peer, const struct iovec *iov, int iovcnt, void *cookie)
 {
+	if (iovcnt == 2 && tcp_lane_min && iov[1].iov_len >= tcp_lane_min &&
+	    *(const uint64_t *)iov[0].iov_base == iov[1].iov_len) {
+		struct tcp_peer *p = tcp_peer_of(peer);
+
+		if (p->lane && p->state == TCP_PEER_UP)
+			return tcp_send_split(p, peer, iov, cookie);
+		if (!p->lane && !p->lane_out && !p->lane_off && p->state == TCP_PEER_UP)
+			tcp_lane_connect(peer);
+	}
 	return tcp_send_fast(peer, iov, iovcnt, cookie);
 }
 
@@ -100,6 +240,7 @@ michi_status_t tcp_send_queue(struct tcp_peer *p, const struct iovec *iov,
 				 (int)(p - tcp.peers));
 	q->next = NULL;
 	q->cookie = cookie;
+	q->split = NULL;
 	q->internal = internal;
 	q->cur = skip;
 	q->iovcnt = iovcnt;
@@ -133,7 +274,9 @@ static void tcp_sendq_done(struct tcp_peer *p, michi_status_t st)
 		p->sq_tail = NULL;
 	tcp.nqueued--;
 	/* unlink first: the upcall may send to this peer again */
-	if (!q->internal)
+	if (q->split)
+		tcp_split_part_done(q->split, st);
+	else if (!q->internal)
 		mtmi_dev_send_done(q->cookie, st);
 	free(q);
 }
@@ -178,6 +321,7 @@ void tcp_send_flush(struct tcp_peer *p)
 				want += q->iov[i].iov_len;
 			}
 		}
+
 		if (want == 0) {
 			/* only empty frames left (should not happen: headers are 48 bytes) */
 			tcp_sendq_advance(p, 0);
