@@ -282,15 +282,20 @@ MICHI_ALIAS(Init_thread)
 
 int PMPI_Finalize(void)
 {
-	michi_status_t st;
+	michi_status_t st, fst;
 
 	MICHI_CHECK_INIT("MPI_Finalize");
 	/* Deliver what is in flight, then a fence so that no rank closes its
-	 * connections while a peer still reads from them. */
+	 * connections while a peer still reads from them; MTMI keeps taking
+	 * frames until the devices are closed. */
 	st = mtmi_finalize();
+	if (st > 0)
+		st = MICHI_OK;   /* sends left behind after the tunable limit: warned */
+	fst = pmi_fence();
 	if (!st)
-		st = pmi_fence();
+		st = fst;
 	michi_devices_finalize();
+	mtmi_release();
 	pmi_finalize();
 	michi_state.finalized = 1;
 	michi_state.active = 0;

@@ -43,10 +43,10 @@ static size_t mtmi_hash_buckets = 4096;
 MICHI_TUNABLE(mtmi_hash_buckets, "mtmi_hash_buckets", MICHI_T_SIZE, "4096",
 	      MICHI_LEVEL_DEVELOPER,
 	      "buckets of the exact-match hash of posted and unexpected messages");
-static double mtmi_finalize_timeout = 10.0;
-MICHI_TUNABLE(mtmi_finalize_timeout, "mtmi_finalize_timeout", MICHI_T_DOUBLE, "10",
+static double mtmi_finalize_timeout = 0;
+MICHI_TUNABLE(mtmi_finalize_timeout, "mtmi_finalize_timeout", MICHI_T_DOUBLE, "0",
 	      MICHI_LEVEL_TUNER,
-	      "seconds finalize waits for pending sends before giving up on them");
+	      "seconds finalize waits for unmatched pending sends before leaving them (0: no limit)");
 
 /* idle rounds before each next stage, fixed at init from the policy */
 static unsigned long long spin_rounds, yield_rounds;
@@ -110,20 +110,35 @@ err_free_peers:
 	return st;
 }
 
-/* Pending sends get a bounded time to finish; whatever the receivers
- * never matched is left behind, as a sender cannot wait for them. */
+/*
+ * Pending sends (freed requests, buffered sends) must reach their
+ * receivers before the process leaves: a rendezvous send waits for its
+ * receiver to match, however late (MPI_Finalize may block on that, as in
+ * MPICH). Sends to failed peers complete with an error and end the wait.
+ * A positive mtmi_finalize_timeout bounds it. State stays in place for
+ * frames that still arrive while the devices close; mtmi_release() frees
+ * it after them.
+ */
 michi_status_t mtmi_finalize(void)
 {
 	double deadline = michi_wtime() + mtmi_finalize_timeout;
 	unsigned spins = 0;
-	michi_status_t st = MICHI_OK;
 
-	while (mtmi_pending_sends.head && michi_wtime() < deadline)
+	while (mtmi_pending_sends.head &&
+	       (mtmi_finalize_timeout <= 0 || michi_wtime() < deadline))
 		mtmi_idle(&spins);
 	if (mtmi_pending_sends.head) {
-		michi_warn("mtmi: finalize leaves sends that no receiver matched");
-		st = MICHI_INPROGRESS;
+		michi_warn("mtmi: finalize leaves sends that no receiver matched within %g s",
+			   mtmi_finalize_timeout);
+		return MICHI_INPROGRESS;
 	}
+	return MICHI_OK;
+}
+
+void mtmi_release(void)
+{
+	if (!mtmi_nranks)
+		return;
 	mtmi_proto_fini();
 	mtmi_queue_fini();
 	free(mtmi_tx_seq);
@@ -134,7 +149,6 @@ michi_status_t mtmi_finalize(void)
 	mtmi_peer_dead = NULL;
 	mtmi_rx_cur = NULL;
 	mtmi_nranks = 0;
-	return st;
 }
 
 michi_status_t mtmi_isend(const void *buf, size_t len, int peer, int src_rank,

@@ -76,9 +76,12 @@ struct mtmi_req {
 /* A message matched by mtmi_improbe, waiting for mtmi_imrecv. */
 struct mtmi_msg;
 
-/* Init after the devices are up; finalize drains what is left. */
+/* Init after the devices are up. Finalize waits for pending sends; the
+ * engine still accepts frames until mtmi_release(), called after the
+ * devices have closed. */
 michi_status_t mtmi_init(struct michi_job *job);
 michi_status_t mtmi_finalize(void);
+void mtmi_release(void);
 
 /*
  * Start a send of len contiguous bytes to peer. Returns MICHI_OK when the

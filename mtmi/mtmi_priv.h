@@ -56,6 +56,16 @@ extern unsigned mtmi_nwild;
 extern int mtmi_nranks;
 extern uint32_t *mtmi_rx_seq;
 extern uint8_t *mtmi_peer_dead;
+
+/* A receive or probe from peer can never be satisfied by a new message:
+ * that rank failed, or, for MTMI_ANY_SOURCE, every other rank did. */
+static inline int mtmi_peer_gone(int peer)
+{
+	if (peer >= 0)
+		return mtmi_peer_dead[peer];
+	return peer == MTMI_ANY_SOURCE && mtmi_nranks > 1 &&
+	       mtmi_nfailed >= (unsigned)mtmi_nranks - 1;
+}
 extern void **mtmi_rx_cur;       /* per peer: cookie of the frame being received */
 
 /* mtmi_queue.c */

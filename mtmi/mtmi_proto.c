@@ -306,10 +306,12 @@ michi_status_t mtmi_irecv_slow(struct mtmi_req *r, struct mtmi_bucket *b)
 		msg_take(r, m);
 		return r->done ? MICHI_OK : MICHI_INPROGRESS;
 	}
-	if (r->peer >= 0 && mtmi_peer_dead[r->peer])
-		return michi_err(MICHI_ERR_PEER,
-				 "receive from rank %d, which has failed or left",
-				 r->peer);
+	if (mtmi_peer_gone(r->peer))
+		return r->peer >= 0
+			? michi_err(MICHI_ERR_PEER, "receive from rank %d, which has failed or left",
+				    r->peer)
+			: michi_err(MICHI_ERR_PEER, "receive from any rank: every other rank has "
+				    "failed or left");
 	if (mtmi_queue_post(r, b) < 0)
 		return MICHI_ERR_NOMEM;
 	return MICHI_INPROGRESS;
@@ -506,9 +508,10 @@ michi_status_t mtmi_iprobe(int peer, int src_rank, int tag, uint32_t ctx,
 	m = probe_find(src_rank, tag, ctx);
 	if (!m) {
 		*flag = 0;
-		if (peer >= 0 && mtmi_peer_dead[peer])
+		if (mtmi_peer_gone(peer))
 			return michi_err(MICHI_ERR_PEER,
-					 "probe for rank %d, which has failed or left", peer);
+					 "probe for rank %d, which has failed or left (-2: any rank)",
+					 peer);
 		return MICHI_OK;
 	}
 	probe_out(m, source_out, tag_out, len_out);

@@ -283,8 +283,8 @@ static void fail_posted(struct mtmi_rlist *l, int peer, michi_status_t st)
  * peer is gone: receives posted for it fail, and its unexpected
  * rendezvous offers are dropped (their data can never come). Eager
  * messages already here stay receivable: their data is complete.
- * Receives from MTMI_ANY_SOURCE stay posted, as another sender may
- * still match them.
+ * Receives from MTMI_ANY_SOURCE stay posted while another sender may
+ * still match them, and fail once every other rank is gone.
  */
 void mtmi_queue_fail_peer(int peer, michi_status_t st)
 {
@@ -297,6 +297,8 @@ void mtmi_queue_fail_peer(int peer, michi_status_t st)
 			fail_posted(&mtmi_buckets[i].posted, peer, st);
 	for (c = ctx_all; c; c = c->all_next) {
 		fail_posted(&c->wild, peer, st);
+		if (mtmi_peer_gone(MTMI_ANY_SOURCE))
+			fail_posted(&c->wild, MTMI_ANY_SOURCE, st);
 		for (m = c->arrival.head; m; m = next) {
 			next = m->anext;
 			if (m->peer != peer || m->type != MTMI_F_RTS)

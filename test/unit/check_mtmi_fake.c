@@ -166,6 +166,7 @@ void fake_teardown(void)
 		frame_free(f);
 	}
 	mtmi_finalize();
+	mtmi_release();
 }
 
 size_t fake_queued(void)

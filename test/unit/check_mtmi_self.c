@@ -49,6 +49,7 @@ static void setup(void)
 static void teardown(void)
 {
 	mtmi_finalize();
+	mtmi_release();
 	michi_device_self.finalize();
 	free(sbuf);
 	free(rbuf);
