@@ -176,6 +176,16 @@ int michi_devices_progress(void)
 	return n;
 }
 
+size_t michi_devices_pending(void)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < devices_nactive; i++)
+		n += devices_active[i]->pending();
+	return n;
+}
+
 void michi_devices_block(int timeout_ms)
 {
 	struct pollfd fds[DEVICES_MAX];

@@ -86,6 +86,11 @@ struct michi_device {
 	/* A file descriptor that becomes readable when progress would find
 	 * work (epoll set, eventfd), or -1: lets a waiting rank sleep. */
 	int (*wait_fd)(void);
+	/* Frames that send() accepted and that have not left yet (queued
+	 * behind a connection still opening, or behind a full socket).
+	 * MPI_Finalize makes progress until every device says 0 before its
+	 * fence, since a rank blocked in the fence makes no progress. */
+	size_t (*pending)(void);
 	/* Largest payload that MTMI should send eagerly through this device. */
 	size_t eager_limit;
 };
@@ -102,6 +107,8 @@ michi_status_t michi_devices_post_fence(struct michi_job *job);
 michi_status_t michi_devices_finalize(void);
 /* Poll every active device; returns events handled. */
 int michi_devices_progress(void);
+/* Frames still queued in the active devices. */
+size_t michi_devices_pending(void);
 /* Block until some device may have work or timeout_ms passes. */
 void michi_devices_block(int timeout_ms);
 

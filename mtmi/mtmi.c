@@ -124,11 +124,13 @@ michi_status_t mtmi_finalize(void)
 	double deadline = michi_wtime() + mtmi_finalize_timeout;
 	unsigned spins = 0;
 
-	while (mtmi_pending_sends.head &&
+	/* then the frames the devices still hold (a peer that has not
+	 * answered our connect yet), which must leave before the fence */
+	while ((mtmi_pending_sends.head || michi_devices_pending()) &&
 	       (mtmi_finalize_timeout <= 0 || michi_wtime() < deadline))
 		mtmi_idle(&spins);
-	if (mtmi_pending_sends.head) {
-		michi_warn("mtmi: finalize leaves sends that no receiver matched within %g s",
+	if (mtmi_pending_sends.head || michi_devices_pending()) {
+		michi_warn("mtmi: finalize leaves sends that no receiver took within %g s",
 			   mtmi_finalize_timeout);
 		return MICHI_INPROGRESS;
 	}

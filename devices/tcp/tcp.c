@@ -81,6 +81,11 @@ static int tcp_progress(void)
 	return n + tcp_poll(0);
 }
 
+static size_t tcp_pending(void)
+{
+	return tcp.nqueued;
+}
+
 static int tcp_wait_fd(void)
 {
 	return tcp.epfd;
@@ -257,5 +262,6 @@ struct michi_device michi_device_tcp = {
 	.send = tcp_send,
 	.progress = tcp_progress,
 	.wait_fd = tcp_wait_fd,
+	.pending = tcp_pending,
 	.eager_limit = 65536,
 };

@@ -126,7 +126,8 @@ struct tcp_sendq {
 	struct tcp_sendq *next;
 	void *cookie;
 	struct tcp_split *split;  /* main part of a split frame, else NULL */
-	int internal;         /* device's own frame: no send_done upcall */
+	int internal;         /* device's own frame or a copy: no send_done upcall */
+	void *owned;          /* payload copy freed with the frame, or NULL */
 	int cur, iovcnt;
 	uint64_t hdr[MICHI_FRAME_HDR_SIZE / 8];
 	struct iovec iov[];
@@ -222,6 +223,7 @@ michi_status_t tcp_send(int peer, const struct iovec *iov, int iovcnt, void *coo
 michi_status_t tcp_send_queue(struct tcp_peer *p, const struct iovec *iov,
 			      int iovcnt, size_t sent, void *cookie, int internal);
 void tcp_send_flush(struct tcp_peer *p);
+michi_status_t tcp_send_queue_copy(struct tcp_peer *p, const struct iovec *iov, int iovcnt);
 void tcp_send_fail_queue(struct tcp_peer *p, michi_status_t st);
 void tcp_lane_flush(struct tcp_peer *p);
 void tcp_split_part_done(struct tcp_split *s, michi_status_t st);

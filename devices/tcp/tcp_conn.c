@@ -403,6 +403,10 @@ static void tcp_conn_connected(struct tcp_conn *c)
 	}
 	c->state = TCP_CONN_WAIT_REPLY;
 	tcp_conn_set_events(c, EPOLLIN);
+	/* The peer's kernel accepted us; its process answers from its next
+	 * MPI call, which may be any time later (a rank computing before its
+	 * first receive). Only TCP-level failures end the wait from here. */
+	tcp_conn_timed_del(c);
 }
 
 /* ---- handshake -------------------------------------------------------- */

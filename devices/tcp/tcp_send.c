@@ -152,6 +152,10 @@ static michi_status_t tcp_send_split(struct tcp_peer *p, int peer, const struct 
 	return st;
 }
 
+int tcp_connect_copy = 1;
+MICHI_TUNABLE(tcp_connect_copy, "tcp_connect_copy", MICHI_T_BOOL, "yes", MICHI_LEVEL_DEVELOPER,
+	      "copy eager frames queued while a connection opens, so their sends complete at once");
+
 /* The out-of-line entry, for callers that go through the ops table
  * (rendezvous DATA among them): large frames may use the lane. */
 michi_status_t tcp_send(int peer, const struct iovec *iov, int iovcnt, void *cookie)
@@ -202,7 +206,45 @@ michi_status_t tcp_send_slow(int peer, const struct iovec *iov, int iovcnt, void
 		if (st < 0)
 			return st;
 	}
+	/* Small frames wait for a connection still opening as copies, so
+	 * that an eager send completes now even while the peer has not
+	 * answered yet (it answers from its next MPI call). */
+	if (tcp_connect_copy && p->state != TCP_PEER_UP &&
+	    michi_frame_payload_len(iov[0].iov_base) <= michi_device_tcp.eager_limit)
+		return tcp_send_queue_copy(p, iov, iovcnt);
 	return tcp_send_queue(p, iov, iovcnt, 0, cookie, 0);
+}
+
+/* Queue a copy of a whole frame: the caller's buffers are free at once
+ * and no send_done upcall follows (MICHI_OK). */
+michi_status_t tcp_send_queue_copy(struct tcp_peer *p, const struct iovec *iov, int iovcnt)
+{
+	size_t len = (size_t)michi_frame_payload_len(iov[0].iov_base), off = 0;
+	struct iovec one[2];
+	struct tcp_sendq *q;
+	michi_status_t st;
+	char *copy;
+	int i;
+
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return michi_err(MICHI_ERR_NOMEM, "tcp: no memory to queue a frame for rank %d",
+				 (int)(p - tcp.peers));
+	for (i = 1; i < iovcnt; i++) {
+		memcpy(copy + off, iov[i].iov_base, iov[i].iov_len);
+		off += iov[i].iov_len;
+	}
+	one[0] = iov[0];
+	one[1].iov_base = copy;
+	one[1].iov_len = len;
+	st = tcp_send_queue(p, one, 2, 0, copy, 1);
+	if (st < 0) {
+		free(copy);
+		return st;
+	}
+	q = p->sq_tail;
+	q->owned = copy;
+	return MICHI_OK;
 }
 
 /* A write on an established connection failed (EPIPE, ECONNRESET): the
@@ -242,6 +284,7 @@ michi_status_t tcp_send_queue(struct tcp_peer *p, const struct iovec *iov,
 	q->cookie = cookie;
 	q->split = NULL;
 	q->internal = internal;
+	q->owned = NULL;
 	q->cur = skip;
 	q->iovcnt = iovcnt;
 	for (i = 0; i < iovcnt; i++)
@@ -278,6 +321,7 @@ static void tcp_sendq_done(struct tcp_peer *p, michi_status_t st)
 		tcp_split_part_done(q->split, st);
 	else if (!q->internal)
 		mtmi_dev_send_done(q->cookie, st);
+	free(q->owned);
 	free(q);
 }
 
