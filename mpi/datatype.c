@@ -177,6 +177,18 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 }
 MICHI_ALIAS(Type_size_x)
 
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+{
+	MICHI_CHECK_INIT("MPI_Type_size_c");
+	if (ERRCHK && michi_dt_check(datatype))
+		return dt_arg_err("MPI_Type_size_c", datatype);
+	if (ERRCHK && !size)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Type_size_c", "(size=NULL): output pointer is NULL");
+	*size = michi_dt_size(datatype);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Type_size_c)
+
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
 	MICHI_CHECK_INIT("MPI_Type_get_extent");

@@ -15,9 +15,10 @@
 
 /* ---- error messages (cold) ---------------------------------------------- */
 
-int michi_err_count(struct michi_comm *c, const char *fname, int count)
+int michi_err_count(struct michi_comm *c, const char *fname, MPI_Count count)
 {
-	return michi_mpi_err(c, MPI_ERR_COUNT, fname, "(count=%d): count is negative", count);
+	return michi_mpi_err(c, MPI_ERR_COUNT, fname, "(count=%lld): count is negative",
+			     (long long)count);
 }
 
 int michi_err_rank(struct michi_comm *c, const char *fname, const char *arg, int rank)
@@ -47,10 +48,11 @@ int michi_err_type(struct michi_comm *c, const char *fname, MPI_Datatype dt)
 			     "(datatype=0x%x): not a valid datatype", (unsigned)dt);
 }
 
-int michi_err_buf(struct michi_comm *c, const char *fname, int count)
+int michi_err_buf(struct michi_comm *c, const char *fname, MPI_Count count)
 {
 	return michi_mpi_err(c, MPI_ERR_BUFFER, fname,
-			     "(buf=NULL, count=%d): NULL buffer with a positive count", count);
+			     "(buf=NULL, count=%lld): NULL buffer with a positive count",
+			     (long long)count);
 }
 
 int michi_err_null(struct michi_comm *c, const char *fname, const char *arg)
@@ -111,7 +113,8 @@ static int start_error(struct michi_comm *c, michi_status_t st, const char *fnam
 
 /* ---- blocking send and receive --------------------------------------------- */
 
-static inline __attribute__((always_inline)) int send_blocking(const void *buf, int count, MPI_Datatype datatype, int dest,
+static inline __attribute__((always_inline)) int
+send_blocking(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
 				int tag, MPI_Comm comm, int mode, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
@@ -159,16 +162,17 @@ static inline int recv_peer(struct michi_comm *c, int source)
 	return source == MPI_ANY_SOURCE ? MTMI_ANY_SOURCE : c->peers[source];
 }
 
-int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-	      MPI_Comm comm, MPI_Status *status)
+static inline __attribute__((always_inline)) int
+recv_blocking(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+	      MPI_Comm comm, MPI_Status *status, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
 	struct mtmi_req m;
 	michi_status_t st;
 	int err;
 
-	MICHI_CHECK_INIT("MPI_Recv");
-	if (ERRCHK && (err = michi_check_recv(c, comm, buf, count, datatype, source, tag, "MPI_Recv")))
+	MICHI_CHECK_INIT(fname);
+	if (ERRCHK && (err = michi_check_recv(c, comm, buf, count, datatype, source, tag, fname)))
 		return err;
 	if (unlikely(source == MPI_PROC_NULL)) {
 		if (status != MPI_STATUS_IGNORE)
@@ -179,14 +183,20 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 	st = mtmi_irecv_inline(buf, michi_dt_bytes(datatype, count), recv_peer(c, source),
 			       source, tag, c->ctx, &m);
 	if (unlikely(st < 0))
-		return start_error(c, st, "MPI_Recv");
+		return start_error(c, st, fname);
 	if (!m.done)
 		mtmi_wait(&m);
 	if (status != MPI_STATUS_IGNORE)
 		michi_status_set(status, m.source, m.tag, m.count, m.cancelled);
 	if (unlikely(m.error))
-		return mtmi_error(c, &m, "MPI_Recv");
+		return mtmi_error(c, &m, fname);
 	return MPI_SUCCESS;
+}
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+	      MPI_Comm comm, MPI_Status *status)
+{
+	return recv_blocking(buf, count, datatype, source, tag, comm, status, "MPI_Recv");
 }
 MICHI_ALIAS(Recv)
 
@@ -206,7 +216,8 @@ static int req_done_new(struct michi_comm *c, int source, MPI_Request *request, 
 	return MPI_SUCCESS;
 }
 
-static inline __attribute__((always_inline)) int isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+static inline __attribute__((always_inline)) int
+isend(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
 			MPI_Comm comm, MPI_Request *request, int mode, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
@@ -258,24 +269,25 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 }
 MICHI_ALIAS(Irsend)
 
-int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-	       MPI_Comm comm, MPI_Request *request)
+static inline __attribute__((always_inline)) int
+irecv(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+      MPI_Comm comm, MPI_Request *request, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
 	struct michi_request *r;
 	michi_status_t st;
 	int err;
 
-	MICHI_CHECK_INIT("MPI_Irecv");
-	if (ERRCHK && (err = michi_check_recv(c, comm, buf, count, datatype, source, tag, "MPI_Irecv")))
+	MICHI_CHECK_INIT(fname);
+	if (ERRCHK && (err = michi_check_recv(c, comm, buf, count, datatype, source, tag, fname)))
 		return err;
 	if (ERRCHK && unlikely(!request))
-		return michi_err_null(c, "MPI_Irecv", "request");
+		return michi_err_null(c, fname, "request");
 	if (unlikely(source == MPI_PROC_NULL))
-		return req_done_new(c, MPI_PROC_NULL, request, "MPI_Irecv");
+		return req_done_new(c, MPI_PROC_NULL, request, fname);
 	r = michi_req_alloc();
 	if (unlikely(!r))
-		return michi_err_nomem(c, "MPI_Irecv");
+		return michi_err_nomem(c, fname);
 	r->kind = MICHI_REQ_RECV;
 	r->comm = c;
 	r->m.on_complete = NULL;
@@ -283,12 +295,79 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 			       source, tag, c->ctx, &r->m);
 	if (unlikely(st < 0)) {
 		michi_req_free(r);
-		return start_error(c, st, "MPI_Irecv");
+		return start_error(c, st, fname);
 	}
 	*request = (MPI_Request)michi_p2h(r);
 	return MPI_SUCCESS;
 }
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+	       MPI_Comm comm, MPI_Request *request)
+{
+	return irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv");
+}
 MICHI_ALIAS(Irecv)
+
+/* ---- MPI-4 large-count forms ----------------------------------------------------- */
+
+int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		MPI_Comm comm)
+{
+	return send_blocking(buf, count, datatype, dest, tag, comm, MTMI_MODE_STANDARD, "MPI_Send_c");
+}
+MICHI_ALIAS(Send_c)
+
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		 MPI_Comm comm)
+{
+	return send_blocking(buf, count, datatype, dest, tag, comm, MTMI_MODE_SYNC, "MPI_Ssend_c");
+}
+MICHI_ALIAS(Ssend_c)
+
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		 MPI_Comm comm)
+{
+	return send_blocking(buf, count, datatype, dest, tag, comm, MTMI_MODE_READY, "MPI_Rsend_c");
+}
+MICHI_ALIAS(Rsend_c)
+
+int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		 MPI_Comm comm, MPI_Request *request)
+{
+	return isend(buf, count, datatype, dest, tag, comm, request, MTMI_MODE_STANDARD,
+		     "MPI_Isend_c");
+}
+MICHI_ALIAS(Isend_c)
+
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		  MPI_Comm comm, MPI_Request *request)
+{
+	return isend(buf, count, datatype, dest, tag, comm, request, MTMI_MODE_SYNC,
+		     "MPI_Issend_c");
+}
+MICHI_ALIAS(Issend_c)
+
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		  MPI_Comm comm, MPI_Request *request)
+{
+	return isend(buf, count, datatype, dest, tag, comm, request, MTMI_MODE_READY,
+		     "MPI_Irsend_c");
+}
+MICHI_ALIAS(Irsend_c)
+
+int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+		MPI_Comm comm, MPI_Status *status)
+{
+	return recv_blocking(buf, count, datatype, source, tag, comm, status, "MPI_Recv_c");
+}
+MICHI_ALIAS(Recv_c)
+
+int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+		 MPI_Comm comm, MPI_Request *request)
+{
+	return irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv_c");
+}
+MICHI_ALIAS(Irecv_c)
 
 /* ---- buffered sends ---------------------------------------------------------- */
 

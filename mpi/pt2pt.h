@@ -9,11 +9,11 @@
 
 #include "mpiimpl.h"
 
-int michi_err_count(struct michi_comm *c, const char *fname, int count) __attribute__((cold));
+int michi_err_count(struct michi_comm *c, const char *fname, MPI_Count count) __attribute__((cold));
 int michi_err_rank(struct michi_comm *c, const char *fname, const char *arg, int rank) __attribute__((cold));
 int michi_err_tag(struct michi_comm *c, const char *fname, int tag, int recv) __attribute__((cold));
 int michi_err_type(struct michi_comm *c, const char *fname, MPI_Datatype dt) __attribute__((cold));
-int michi_err_buf(struct michi_comm *c, const char *fname, int count) __attribute__((cold));
+int michi_err_buf(struct michi_comm *c, const char *fname, MPI_Count count) __attribute__((cold));
 int michi_err_null(struct michi_comm *c, const char *fname, const char *arg) __attribute__((cold));
 int michi_err_request(const char *fname, const char *arg, MPI_Request h) __attribute__((cold));
 int michi_err_nomem(struct michi_comm *c, const char *fname) __attribute__((cold));
@@ -24,14 +24,14 @@ static inline int michi_dt_ok(MPI_Datatype dt)
 }
 
 /* Bytes moved for count elements of a checked datatype. */
-static inline size_t michi_dt_bytes(MPI_Datatype dt, int count)
+static inline size_t michi_dt_bytes(MPI_Datatype dt, MPI_Count count)
 {
 	return (size_t)count * (size_t)michi_dt_extent(dt);
 }
 
 /* Checks of a send's arguments; 0 or an MPI error code (handler called). */
 static inline int michi_check_send(struct michi_comm *c, MPI_Comm comm, const void *buf,
-				   int count, MPI_Datatype dt, int dest, int tag,
+				   MPI_Count count, MPI_Datatype dt, int dest, int tag,
 				   const char *fname)
 {
 	if (unlikely(!c))
@@ -50,7 +50,7 @@ static inline int michi_check_send(struct michi_comm *c, MPI_Comm comm, const vo
 }
 
 static inline int michi_check_recv(struct michi_comm *c, MPI_Comm comm, const void *buf,
-				   int count, MPI_Datatype dt, int src, int tag,
+				   MPI_Count count, MPI_Datatype dt, int src, int tag,
 				   const char *fname)
 {
 	if (unlikely(!c))

@@ -486,6 +486,22 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
 }
 MICHI_ALIAS(Get_elements)
 
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+	if (ERRCHK && !count)
+		return michi_err_null(NULL, "MPI_Get_count_c", "count");
+	return get_count(status, datatype, count, "MPI_Get_count_c");
+}
+MICHI_ALIAS(Get_count_c)
+
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+	if (ERRCHK && !count)
+		return michi_err_null(NULL, "MPI_Get_elements_c", "count");
+	return get_elements(status, datatype, count, "MPI_Get_elements_c");
+}
+MICHI_ALIAS(Get_elements_c)
+
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
 	if (ERRCHK && !count)
