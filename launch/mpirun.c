@@ -16,6 +16,7 @@
  */
 #include "config.h"
 #include "launch.h"
+#include "netif.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,7 +51,8 @@ MICHI_TUNABLE(launch_template, "launch_template", MICHI_T_STRING, "ssh -x {host}
 static const char *launch_address = "";
 MICHI_TUNABLE(launch_address, "launch_address", MICHI_T_STRING, "",
 	      MICHI_LEVEL_USER,
-	      "address remote proxies connect back to (default: this host's name resolved)");
+	      "address remote proxies connect back to (default: the first address MICHI_TCP_IF "
+	      "selects, else this host name resolved)");
 
 static double launch_kill_grace = 0.5;
 MICHI_TUNABLE(launch_kill_grace, "kill_grace", MICHI_T_DOUBLE, "0.5",
@@ -1071,6 +1073,7 @@ static int mr_listen(void)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	socklen_t sl = sizeof(sin);
+	struct in_addr ia;
 	char addr[256];
 	int i, remote = 0;
 
@@ -1087,6 +1090,13 @@ static int mr_listen(void)
 	}
 	if (launch_address && *launch_address) {
 		snprintf(addr, sizeof(addr), "%s", launch_address);
+	} else if (michi_netif_list(&ia, 1, NULL, 0) == 1) {
+		/* the network MICHI_TCP_IF selects, as the ranks' tcp device */
+		inet_ntop(AF_INET, &ia, addr, sizeof(addr));
+	} else if (michi_netif_forced()) {
+		fprintf(stderr, "mpirun: MICHI_TCP_IF=%s selects no up IPv4 interface here\n",
+			michi_netif_spec());
+		return -1;
 	} else {
 		struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
 		struct addrinfo *res;

@@ -5,6 +5,7 @@
 # host but takes the remote path (TCP connect-back with a cookie). Fences
 # cross proxies, ranks are placed in blocks (host:N slots), a rank killed
 # on another host ends the job, and a template that fails is reported.
+# MICHI_TCP_IF chooses the connect-back address, as it does for the ranks.
 . "$(dirname "$0")/common.sh"
 
 check_job() {
@@ -23,6 +24,16 @@ timeout 60 "$MPIRUN" --launch-template "$T" -hosts ha,hb:1,hc -n 5 "$PROG" --inf
 	>"$WORK/out" 2>"$WORK/err" || fail "template proxies: exit $?: $(cat "$WORK/err")"
 check_job 5 "template proxies"
 grep -q '^info rank=2 size=5 appnum=0 local_rank=0 local_size=1 ' "$WORK/out" || fail "hb:1 placement"
+
+# The interface knob the tcp device uses also picks the address remote
+# proxies connect back to: loopback works here, a missing one is refused.
+MICHI_TCP_IF=lo timeout 60 "$MPIRUN" --launch-template "$T" -hosts ha,hb -n 2 "$PROG" --info --jobkey \
+	>"$WORK/out" 2>"$WORK/err" || fail "MICHI_TCP_IF=lo: exit $?: $(cat "$WORK/err")"
+check_job 2 "MICHI_TCP_IF=lo"
+MICHI_TCP_IF=nosuch0 timeout 60 "$MPIRUN" --launch-template "$T" -hosts ha,hb -n 2 "$PROG" --info \
+	>/dev/null 2>"$WORK/err" && fail "MICHI_TCP_IF=nosuch0 was accepted"
+grep -q 'MICHI_TCP_IF=nosuch0 selects no up IPv4 interface' "$WORK/err" ||
+	fail "no message for MICHI_TCP_IF=nosuch0: $(cat "$WORK/err")"
 
 MICHI_LAUNCH_TEMPLATE="$T" timeout 60 "$MPIRUN" -hosts localhost,hb -ppn 1 -n 1 "$PROG" --info --jobkey : \
 	-n 3 "$PROG" --info --jobkey >"$WORK/out" 2>"$WORK/err" || fail "mpmd over hosts: $(cat "$WORK/err")"
