@@ -160,6 +160,10 @@ michi_status_t tcp_conn_listen(void)
 	if (fd < 0)
 		return michi_err(MICHI_ERR_IO, "tcp: socket: %m");
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* accepted sockets inherit these, and the window scale the handshake
+	 * agrees on follows the listener's receive buffer: a buffer set only
+	 * after accept can leave a window too small to move data */
+	tcp_sock_opts(fd);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 1024) != 0 ||
 	    getsockname(fd, (struct sockaddr *)&sa, &salen) != 0) {
 		michi_err(MICHI_ERR_IO, "tcp: cannot listen on an ephemeral port: %m");
