@@ -8,8 +8,6 @@
 #include "coll.h"
 #include "mtmi.h"
 
-#define COLL_TAG_BARRIER 1
-
 michi_status_t coll_barrier_dissem(const struct coll_comm *c)
 {
 	struct mtmi_req sr, rr;

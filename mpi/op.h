@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi/op.h: the predefined reduction operations (mpi/op.c), shared by the
+ * reduction collectives and MPI_Reduce_local.
+ */
+#ifndef MICHI_OP_H
+#define MICHI_OP_H
+
+#include "mpiimpl.h"
+
+/* 1 for MPI_MAX .. MPI_MAXLOC, the ops this version can apply. */
+static inline int michi_op_is_predefined(MPI_Op op)
+{
+	return (uint32_t)op >= (uint32_t)MPI_MAX && (uint32_t)op <= (uint32_t)MPI_MAXLOC;
+}
+
+/* inout[i] = in[i] op inout[i] for count elements of dt; 0, or MPI_ERR_OP
+ * when op is not defined on dt (nothing is written then). */
+int michi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype dt);
+
+/* 0 when michi_op_apply accepts (op, dt), else MPI_ERR_OP. */
+int michi_op_check(MPI_Op op, MPI_Datatype dt);
+
+const char *michi_op_name(MPI_Op op);
+
+/* The error for an (op, datatype) pair michi_op_check refused. */
+int michi_err_op(struct michi_comm *c, const char *fname, MPI_Op op, MPI_Datatype dt)
+	__attribute__((cold));
+
+#endif
