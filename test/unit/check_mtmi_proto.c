@@ -416,6 +416,33 @@ START_TEST(peer_failure)
 }
 END_TEST
 
+/* Once every other rank has failed, nothing can match MTMI_ANY_SOURCE:
+ * posted wildcard receives and new ones fail instead of waiting forever. */
+START_TEST(peer_failure_all)
+{
+	struct mtmi_req r_any = {0}, r_anytag = {0}, r_late = {0};
+	int flag = 1, src, tag;
+	size_t len;
+
+	ck_assert_int_ge(mtmi_irecv(rbuf, 10, MTMI_ANY_SOURCE, MTMI_ANY_SOURCE, 7, 0, &r_any), 0);
+	ck_assert_int_ge(mtmi_irecv(rbuf, 10, MTMI_ANY_SOURCE, MTMI_ANY_SOURCE, MTMI_ANY_TAG, 0,
+				    &r_anytag), 0);
+	fake_fail(1);
+	fake_fail(2);
+	ck_assert_int_eq(r_any.done, 0);   /* rank 3 may still send */
+	fake_fail(3);
+	ck_assert_int_eq(r_any.done, 1);
+	ck_assert_int_eq(r_any.error, MICHI_ERR_PEER);
+	ck_assert_int_eq(r_anytag.done, 1);
+	ck_assert_int_eq(r_anytag.error, MICHI_ERR_PEER);
+	ck_assert_int_eq(mtmi_irecv(rbuf, 10, MTMI_ANY_SOURCE, MTMI_ANY_SOURCE, 7, 0, &r_late),
+			 MICHI_ERR_PEER);
+	ck_assert_int_eq(mtmi_iprobe(MTMI_ANY_SOURCE, MTMI_ANY_SOURCE, 7, 0, &flag, &src, &tag,
+				     &len), MICHI_ERR_PEER);
+	ck_assert_int_eq(flag, 0);
+}
+END_TEST
+
 /* The connection breaks in the middle of payloads. */
 START_TEST(peer_failure_mid_payload)
 {
@@ -530,6 +557,7 @@ static Suite *proto_suite(void)
 	tcase_add_test(tc, cancel_queued_eager);
 	tcase_add_test(tc, cancel_matched_send);
 	tcase_add_test(tc, peer_failure);
+	tcase_add_test(tc, peer_failure_all);
 	tcase_add_test(tc, peer_failure_mid_payload);
 	tcase_add_test(tc, on_complete_once);
 	tcase_add_test(tc, wait_and_idle);
