@@ -167,24 +167,49 @@ static int call_handler(struct michi_comm *comm, int code, const char *msg)
 	return code;
 }
 
-int michi_mpi_err(struct michi_comm *comm, int errclass, const char *fname,
-		  const char *fmt, ...)
+static int errcode_vbuild(int errclass, const char *fname, const char *fmt, va_list ap)
 {
 	char msg[MPI_MAX_ERROR_STRING];
-	va_list ap;
-	int n, code;
+	int n;
 
 	n = snprintf(msg, sizeof(msg), "%s", fname);
-	va_start(ap, fmt);
 	n += vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
-	va_end(ap);
 	if (n < (int)sizeof(msg))
 		snprintf(msg + n, sizeof(msg) - (size_t)n, " (rank %d on host %s)",
 			 michi_state.rank, michi_state.host ? michi_state.host : michi_hostname());
-	code = michi_errcode_new(errclass, msg);
+	return michi_errcode_new(errclass, msg);
+}
+
+int michi_mpi_err_code(int errclass, const char *fname, const char *fmt, ...)
+{
+	va_list ap;
+	int code;
+
+	va_start(ap, fmt);
+	code = errcode_vbuild(errclass, fname, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int michi_mpi_err_raise(struct michi_comm *comm, int code)
+{
+	const char *m = code_msg(code);
+
 	if (!comm && michi_state.initialized)
 		comm = &michi_comm_world;
-	return call_handler(comm, code, msg);
+	return call_handler(comm, code, m ? m : "error");
+}
+
+int michi_mpi_err(struct michi_comm *comm, int errclass, const char *fname,
+		  const char *fmt, ...)
+{
+	va_list ap;
+	int code;
+
+	va_start(ap, fmt);
+	code = errcode_vbuild(errclass, fname, fmt, ap);
+	va_end(ap);
+	return michi_mpi_err_raise(comm, code);
 }
 
 int michi_mpi_class(michi_status_t st)
@@ -203,19 +228,24 @@ int michi_mpi_class(michi_status_t st)
 	}
 }
 
-int michi_mpi_err_status(struct michi_comm *comm, michi_status_t st, const char *fname)
+int michi_mpi_status_code(michi_status_t st, const char *fname)
 {
 	const char *m = michi_err_msg();
 	int code;
 
 	if (st == MICHI_ERR_TRUNCATE)
-		code = michi_mpi_err(comm, MPI_ERR_TRUNCATE, fname,
-				     ": message truncated, %s", m[0] ? m : "receive buffer too small");
+		code = michi_mpi_err_code(MPI_ERR_TRUNCATE, fname, ": message truncated, %s",
+					  m[0] ? m : "receive buffer too small");
 	else
-		code = michi_mpi_err(comm, michi_mpi_class(st), fname, ": %s",
-				     m[0] ? m : michi_status_str(st));
+		code = michi_mpi_err_code(michi_mpi_class(st), fname, ": %s",
+					  m[0] ? m : michi_status_str(st));
 	michi_err_clear();
 	return code;
+}
+
+int michi_mpi_err_status(struct michi_comm *comm, michi_status_t st, const char *fname)
+{
+	return michi_mpi_err_raise(comm, michi_mpi_status_code(st, fname));
 }
 
 int michi_mpi_unsupported(const char *fname)

@@ -291,6 +291,14 @@ int michi_req_start(struct michi_request *r, const char *fname);
  */
 int michi_mpi_err(struct michi_comm *comm, int errclass, const char *fname,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5), cold));
+/* The two halves of michi_mpi_err: an error code carrying the sentence,
+ * and the communicator's handler called on it (returns the code). Multi-
+ * completion calls build codes for statuses and raise one
+ * MPI_ERR_IN_STATUS instead. */
+int michi_mpi_err_code(int errclass, const char *fname, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), cold));
+int michi_mpi_err_raise(struct michi_comm *comm, int code) __attribute__((cold));
+int michi_mpi_status_code(michi_status_t st, const char *fname) __attribute__((cold));
 /* Map a michi_status_t from below to an MPI error class. */
 int michi_mpi_class(michi_status_t st);
 /* Error code for a status from below, message from michi_err_msg(). */

@@ -77,31 +77,30 @@ int michi_err_nomem(struct michi_comm *c, const char *fname)
 	return code;
 }
 
-/* Turn an MTMI completion error into an MPI error code with a sentence. */
-static int mtmi_error(struct michi_comm *c, const struct mtmi_req *m, const char *fname)
+/* An MTMI completion error as an MPI error code with a sentence; no
+ * handler is called yet. */
+static int mtmi_error_code(const struct mtmi_req *m, const char *fname)
 {
 	if (m->error == MICHI_ERR_TRUNCATE)
-		return michi_mpi_err(c, MPI_ERR_TRUNCATE, fname,
-				     ": message truncated: %zu-byte message from rank %d (tag %d)"
-				     " into a %zu-byte buffer", m->msg_len, m->source, m->tag, m->len);
-	return michi_mpi_err_status(c, m->error, fname);
+		return michi_mpi_err_code(MPI_ERR_TRUNCATE, fname,
+					  ": message truncated: %zu-byte message from rank %d (tag %d)"
+					  " into a %zu-byte buffer", m->msg_len, m->source, m->tag,
+					  m->len);
+	return michi_mpi_status_code(m->error, fname);
 }
 
+static int mtmi_error(struct michi_comm *c, const struct mtmi_req *m, const char *fname)
+{
+	return michi_mpi_err_raise(c, mtmi_error_code(m, fname));
+}
+
+/* Multi-completion calls (quiet) put the code in the status and raise
+ * MPI_ERR_IN_STATUS once themselves. */
 int michi_req_error(struct michi_request *r, const char *fname, int quiet)
 {
-	int code;
+	int code = mtmi_error_code(&r->m, fname);
 
-	if (!quiet)
-		return mtmi_error(r->comm, &r->m, fname);
-	/* multi-completion: the caller reports MPI_ERR_IN_STATUS once */
-	{
-		MPI_Errhandler eh = r->comm->errhandler;
-
-		r->comm->errhandler = MPI_ERRORS_RETURN;
-		code = mtmi_error(r->comm, &r->m, fname);
-		r->comm->errhandler = eh;
-	}
-	return code;
+	return quiet ? code : michi_mpi_err_raise(r->comm, code);
 }
 
 static int start_error(struct michi_comm *c, michi_status_t st, const char *fname)
