@@ -1,39 +1,75 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * devices/device.c: the table of devices and the choice of one device per
- * world rank.
+ * devices/device.c: the table of devices, the choice of one device per
+ * world rank, polling, and how a rank with nothing to do waits.
  *
- * michi_devices_init() runs before the job's fence: it brings up every
- * device some peer may need (they put their business cards) and fills
- * michi_dev_for_peer[]. The caller then fences and calls
- * michi_devices_post_fence(), which runs each started device's post_fence. Self serves our own rank; every other rank gets
- * tcp for now. MICHI_DEVICE=<name> forces one device for every other
- * rank. When shm arrives, its per-peer choice needs host_of[], known only
- * after the fence, so the choice will move to a post-fence step.
+ * michi_devices_init() runs before the job's fence and starts every device
+ * some peer may need, so that each can put its business card: self always,
+ * shm unless the launcher says this rank is alone on its host, tcp unless
+ * it says every rank is on this host. After the fence the host map is
+ * known: michi_devices_post_fence() runs each started device's post_fence
+ * and picks per peer: self for our own rank, shm for a rank on our host,
+ * tcp for the rest. MICHI_DEVICE=<name> forces one device for every other
+ * rank. Only devices that serve some peer are polled (self never needs
+ * polling: it delivers inside send).
+ *
+ * Waiting (DESIGN.md §2, "No thread is required"): idle polls, then
+ * sched_yield, then sleeps in the devices' wait. The automatic policy
+ * compares the ranks on this host with its processors (hwloc when
+ * configured, else the online CPUs): with a core per rank a waiting rank
+ * polls long before it yields; oversubscribed, it gives the core away
+ * after a few polls, since the rank it waits for may need that core.
  */
 #include "config.h"
 #include "device.h"
 
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#ifdef HAVE_HWLOC
+#include <hwloc.h>
+#endif
 
 struct michi_device *michi_devices[] = {
 	&michi_device_self,
+	&michi_device_shm,
 	&michi_device_tcp,
 	NULL,
 };
 
 struct michi_device **michi_dev_for_peer;
+struct michi_wait_policy michi_wait;
 
 static const char *device_force = "";
 MICHI_TUNABLE(device_force, "device", MICHI_T_STRING, "", MICHI_LEVEL_USER,
-	      "device for every other rank (self, tcp); empty: chosen per peer");
+	      "device for every other rank (shm, tcp); empty or auto: shm on the same host, "
+	      "else tcp");
+
+static const char *wait_policy = "auto";
+MICHI_TUNABLE(wait_policy, "wait_policy", MICHI_T_STRING, "auto", MICHI_LEVEL_TUNER,
+	      "how a waiting rank idles: auto (spin, then yield, then sleep; shorter when "
+	      "ranks outnumber cores), spin, yield or block");
+static int wait_spin = -1;
+MICHI_TUNABLE(wait_spin, "wait_spin", MICHI_T_INT, "-1", MICHI_LEVEL_TUNER,
+	      "idle polls before a waiting rank yields (-1: 2000 with a core per rank, "
+	      "else 20)");
+static int wait_yield = -1;
+MICHI_TUNABLE(wait_yield, "wait_yield", MICHI_T_INT, "-1", MICHI_LEVEL_TUNER,
+	      "sched_yield rounds before a waiting rank sleeps (-1: 200 with a core per "
+	      "rank, else 4)");
+static int wait_block_ms = 10;
+MICHI_TUNABLE(wait_block_ms, "wait_block_ms", MICHI_T_INT, "10", MICHI_LEVEL_TUNER,
+	      "longest single sleep of a waiting rank in the devices' wait (ms)");
 
 #define DEVICES_MAX 8
-static struct michi_device *devices_active[DEVICES_MAX];
+static struct michi_device *devices_active[DEVICES_MAX];   /* started */
 static int devices_nactive;
+static struct michi_device *devices_poll[DEVICES_MAX];     /* serving a peer */
+static int devices_npoll;
+static struct michi_device *devices_forced;
 
 static struct michi_device *devices_find(const char *name)
 {
@@ -58,22 +94,20 @@ static michi_status_t devices_unknown(const char *name)
 			 name, known);
 }
 
-/* The device for other ranks: forced, or the default for this build. */
-static michi_status_t devices_remote(struct michi_device **dev)
+static michi_status_t devices_parse_force(void)
 {
 	struct michi_device *d;
 
-	if (!device_force || !*device_force || strcmp(device_force, "auto") == 0) {
-		*dev = &michi_device_tcp;
+	devices_forced = NULL;
+	if (!device_force || !*device_force || strcmp(device_force, "auto") == 0)
 		return MICHI_OK;
-	}
 	d = devices_find(device_force);
 	if (!d)
 		return devices_unknown(device_force);
 	if (d == &michi_device_self)
 		return michi_err(MICHI_ERR_INVAL, "MICHI_DEVICE=self: the self device only "
 				 "serves a rank sending to itself; choose one for other ranks");
-	*dev = d;
+	devices_forced = d;
 	return MICHI_OK;
 }
 
@@ -92,20 +126,29 @@ static michi_status_t devices_start(struct michi_device *d, struct michi_job *jo
 	return MICHI_OK;
 }
 
+static int devices_started(const struct michi_device *d)
+{
+	int i;
+
+	for (i = 0; i < devices_nactive; i++)
+		if (devices_active[i] == d)
+			return 1;
+	return 0;
+}
+
 static void devices_stop_all(void)
 {
 	while (devices_nactive > 0)
 		devices_active[--devices_nactive]->finalize();
+	devices_npoll = 0;
 }
 
 michi_status_t michi_devices_init(struct michi_job *job)
 {
-	struct michi_device *remote = NULL;
 	michi_status_t st;
-	int i;
 
 	michi_tunables_load();
-	st = devices_remote(&remote);
+	st = devices_parse_force();
 	if (st < 0)
 		return st;
 	michi_dev_for_peer = calloc((size_t)job->size, sizeof(*michi_dev_for_peer));
@@ -116,12 +159,16 @@ michi_status_t michi_devices_init(struct michi_job *job)
 	if (st < 0)
 		goto err_free_table;
 	if (job->size > 1) {
-		st = devices_start(remote, job);
+		/* local_size -1: the launcher did not say; start both */
+		if (devices_forced)
+			st = devices_start(devices_forced, job);
+		if (!devices_forced && job->local_size != 1)
+			st = devices_start(&michi_device_shm, job);
+		if (st >= 0 && !devices_forced && job->local_size != job->size)
+			st = devices_start(&michi_device_tcp, job);
 		if (st < 0)
 			goto err_stop;
 	}
-	for (i = 0; i < job->size; i++)
-		michi_dev_for_peer[i] = i == job->rank ? &michi_device_self : remote;
 	return MICHI_OK;
 
 err_stop:
@@ -132,11 +179,97 @@ err_free_table:
 	return st;
 }
 
+static int devices_host_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+#ifdef HAVE_HWLOC
+	hwloc_topology_t topo;
+
+	/* the processors this machine lets the job use (cgroups included),
+	 * not just the ones this process happens to be bound to */
+	if (hwloc_topology_init(&topo) == 0) {
+		if (hwloc_topology_load(topo) == 0) {
+			int k = hwloc_bitmap_weight(hwloc_topology_get_allowed_cpuset(topo));
+
+			if (k > 0)
+				n = k;
+		}
+		hwloc_topology_destroy(topo);
+	}
+#endif
+	return n > 0 ? (int)n : 1;
+}
+
+static void devices_wait_policy(const struct michi_job *job)
+{
+	struct michi_wait_policy *w = &michi_wait;
+
+	w->cores = devices_host_cpus();
+	w->oversubscribed = job->local_size > w->cores;
+	w->spin = wait_spin >= 0 ? (unsigned)wait_spin : w->oversubscribed ? 20 : 2000;
+	w->yield = wait_yield >= 0 ? (unsigned)wait_yield : w->oversubscribed ? 4 : 200;
+	w->block_ms = wait_block_ms > 0 ? wait_block_ms : 1;
+	w->may_block = 1;
+	if (strcmp(wait_policy, "spin") == 0) {
+		w->spin = ~0ull;
+		w->may_block = 0;
+	} else if (strcmp(wait_policy, "yield") == 0) {
+		w->spin = 0;
+		w->yield = ~0ull;
+		w->may_block = 0;
+	} else if (strcmp(wait_policy, "block") == 0) {
+		w->spin = 0;
+		w->yield = 0;
+	} else if (strcmp(wait_policy, "auto") != 0) {
+		michi_warn("wait_policy '%s' unknown (auto|spin|yield|block), using auto",
+			   wait_policy);
+	}
+	michi_debug("wait policy %s: %d ranks here on %d processors, %llu polls, %llu yields, "
+		    "then sleeps of %d ms", wait_policy, job->local_size, w->cores, w->spin,
+		    w->yield, w->block_ms);
+}
+
+static michi_status_t devices_choose(struct michi_job *job)
+{
+	struct michi_device *shm_ok = devices_started(&michi_device_shm) ? &michi_device_shm : NULL;
+	struct michi_device *tcp_ok = devices_started(&michi_device_tcp) ? &michi_device_tcp : NULL;
+	int i, j;
+
+	for (i = 0; i < job->size; i++) {
+		struct michi_device *d;
+
+		if (i == job->rank) {
+			michi_dev_for_peer[i] = &michi_device_self;
+			continue;
+		}
+		if (devices_forced)
+			d = devices_forced;
+		else if (shm_ok && shm_ok->reaches(i))
+			d = shm_ok;
+		else
+			d = tcp_ok;
+		if (!d || (d->reaches && !d->reaches(i)))
+			return michi_err(MICHI_ERR_PEER, "no device reaches rank %d (host %d, "
+					 "ours %d)%s", i, job->host_of[i], job->host_of[job->rank],
+					 devices_forced ? ": MICHI_DEVICE forces one that cannot"
+							: ": the launcher put it on this host but its "
+							  "host name differs");
+		michi_dev_for_peer[i] = d;
+		for (j = 0; j < devices_npoll; j++)
+			if (devices_poll[j] == d)
+				break;
+		if (j == devices_npoll)
+			devices_poll[devices_npoll++] = d;
+	}
+	return MICHI_OK;
+}
+
 michi_status_t michi_devices_post_fence(struct michi_job *job)
 {
 	michi_status_t st;
 	int i;
 
+	devices_wait_policy(job);
 	for (i = 0; i < devices_nactive; i++) {
 		if (!devices_active[i]->post_fence)
 			continue;
@@ -144,13 +277,14 @@ michi_status_t michi_devices_post_fence(struct michi_job *job)
 		if (st < 0)
 			return st;
 	}
-	return MICHI_OK;
+	return devices_choose(job);
 }
 
 michi_status_t michi_devices_finalize(void)
 {
 	michi_status_t st = MICHI_OK;
 
+	devices_npoll = 0;
 	while (devices_nactive > 0) {
 		michi_status_t s = devices_active[--devices_nactive]->finalize();
 
@@ -166,8 +300,8 @@ int michi_devices_progress(void)
 {
 	int i, n = 0;
 
-	for (i = 0; i < devices_nactive; i++) {
-		int k = devices_active[i]->progress();
+	for (i = 0; i < devices_npoll; i++) {
+		int k = devices_poll[i]->progress();
 
 		if (unlikely(k < 0))
 			return k;
@@ -186,20 +320,34 @@ size_t michi_devices_pending(void)
 	return n;
 }
 
+/*
+ * A device with a wait fd wakes poll(); one with its own block (shm's
+ * futex) sleeps there when it is the only one. With both, poll sleeps
+ * at most 1 ms at a time, since the other device's wake cannot reach it.
+ */
 void michi_devices_block(int timeout_ms)
 {
+	struct michi_device *blocker = NULL;
 	struct pollfd fds[DEVICES_MAX];
 	int i, n = 0;
 
-	for (i = 0; i < devices_nactive; i++) {
-		int fd = devices_active[i]->wait_fd();
+	for (i = 0; i < devices_npoll; i++) {
+		int fd = devices_poll[i]->wait_fd();
 
 		if (fd >= 0) {
 			fds[n].fd = fd;
 			fds[n].events = POLLIN;
 			n++;
+		} else if (devices_poll[i]->block) {
+			blocker = devices_poll[i];
 		}
 	}
+	if (blocker && n == 0) {
+		blocker->block(timeout_ms);
+		return;
+	}
+	if (blocker && timeout_ms > 1)
+		timeout_ms = 1;
 	/* with no fd (self only), nothing can arrive: sleeping is all we can do */
 	poll(n ? fds : NULL, (nfds_t)n, timeout_ms);
 }

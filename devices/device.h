@@ -2,7 +2,7 @@
 /*
  * devices/device.h: the contract between MTMI and the devices.
  *
- * A byte device (self, tcp, later shm) moves frames: a fixed-size header
+ * A byte device (self, shm, tcp) moves frames: a fixed-size header
  * that MTMI fills, followed by a payload. The device never looks inside
  * the header except for its first 8 bytes, the payload length. Incoming
  * frames go up through the mtmi_dev_* upcalls declared at the end: the
@@ -93,7 +93,34 @@ struct michi_device {
 	size_t (*pending)(void);
 	/* Largest payload that MTMI should send eagerly through this device. */
 	size_t eager_limit;
+	/* Optional. Sleep until this device may have work (a peer wakes us)
+	 * or timeout_ms passes; for devices without a wait_fd. */
+	int (*block)(int timeout_ms);
+	/* Optional: copy len bytes at address raddr in peer's memory into
+	 * dst, synchronously (single-copy rendezvous). MICHI_ERR_UNSUPPORTED
+	 * when not possible with this peer: MTMI then asks for the data. */
+	michi_status_t (*pull)(int peer, void *dst, uint64_t raddr, size_t len);
+	/* Optional, after post_fence: whether this device can serve rank
+	 * (NULL: every rank). */
+	int (*reaches)(int rank);
 };
+
+/*
+ * How a rank with nothing to do waits (device.c decides it after the
+ * fence from the wait_* tunables and from ranks per core on this host):
+ * `spin` idle polls, then `yield` rounds of sched_yield, then sleeps of
+ * at most block_ms in the devices' wait. may_block is 0 when the policy
+ * never sleeps, so that devices without a kernel wait (shm) skip waking
+ * their peers.
+ */
+struct michi_wait_policy {
+	unsigned long long spin, yield;
+	int block_ms;
+	int may_block;
+	int oversubscribed;
+	int cores;
+};
+extern struct michi_wait_policy michi_wait;
 
 /* The device that serves each world rank, filled at init. */
 extern struct michi_device **michi_dev_for_peer;
@@ -114,9 +141,11 @@ void michi_devices_block(int timeout_ms);
 
 extern struct michi_device michi_device_self;
 extern struct michi_device michi_device_tcp;
+extern struct michi_device michi_device_shm;
 
 #ifndef MICHI_DEV_NO_INLINE
 #include "tcp/tcp_fast.h"
+#include "shm/shm_fast.h"
 #endif
 
 /*
@@ -128,6 +157,8 @@ static inline __attribute__((always_inline)) michi_status_t michi_dev_send(struc
 					    const struct iovec *iov, int iovcnt, void *cookie)
 {
 #ifndef MICHI_DEV_NO_INLINE   /* unit tests of MTMI over fake devices */
+	if (likely(d == &michi_device_shm))
+		return shm_send_fast(peer, iov, iovcnt, cookie);
 	if (likely(d == &michi_device_tcp))
 		return tcp_send_fast(peer, iov, iovcnt, cookie);
 #endif

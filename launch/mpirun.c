@@ -90,6 +90,7 @@ struct mr_proxy {
 	int first, n;
 	int local;
 	int in_fence, done, reaped;
+	int connected;      /* its control stream came up (it may close later) */
 };
 
 static struct {
@@ -385,6 +386,7 @@ static int mr_proxy_start(struct mr_proxy *p, int with_stdin)
 	close(sv[1]);
 	p->pid = pid;
 	p->ctl = sv[0];
+	p->connected = 1;
 	return 0;
 }
 
@@ -884,6 +886,7 @@ static void mr_accept(void)
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	p = &mr.proxies[idx];
 	p->ctl = fd;
+	p->connected = 1;
 	if (mr_send_job(p) < 0)
 		mr_fail(1, "cannot send the job to the proxy on host %s", p->host);
 	return;
@@ -901,7 +904,7 @@ static int mr_all_connected(void)
 	int i;
 
 	for (i = 0; i < mr.nproxies; i++)
-		if (mr.proxies[i].ctl < 0 && !mr.proxies[i].reaped)
+		if (!mr.proxies[i].connected && !mr.proxies[i].reaped)
 			return 0;
 	return 1;
 }
@@ -922,7 +925,7 @@ static int mr_loop(void)
 			mr_fail(124, "job did not finish within the timeout of %g s; killing it",
 				mr.timeout);
 		if (!mr.aborting && now - start > launch_connect_timeout && !mr_all_connected()) {
-			for (i = 0; i < mr.nproxies && mr.proxies[i].ctl >= 0; i++)
+			for (i = 0; i < mr.nproxies && mr.proxies[i].connected; i++)
 				;
 			mr_fail(1, "the proxy on host %s did not connect back to %s within %g s "
 				"(check MICHI_LAUNCH_TEMPLATE and MICHI_LAUNCH_ADDRESS); job aborted",

@@ -3,11 +3,11 @@
  * mtmi/mtmi.c: setup, progress and waiting of MTMI's own-queue engine.
  *
  * Init sizes the per-peer state (frame numbers, failure flags) and the
- * matching hash; progress is the devices' progress. Waiting follows one
- * policy chosen at init: poll for a while, then sched_yield, then sleep
- * in the devices' wait, so that a rank sharing its core with the peer it
- * waits for (more ranks than cores) hands the core over instead of
- * burning it. The out-of-line mtmi_isend/mtmi_irecv are the inline fast
+ * matching hash; progress is the devices' progress. Waiting follows the
+ * device layer's policy (devices/device.c): poll for a while, then
+ * sched_yield, then sleep in the devices' wait, so that a rank sharing
+ * its core with the peer it waits for (more ranks than cores) hands the
+ * core over instead of burning it. The out-of-line mtmi_isend/mtmi_irecv are the inline fast
  * paths of mtmi_inline.h for callers that want a plain function.
  */
 #include "config.h"
@@ -26,19 +26,6 @@ void **mtmi_rx_cur;
 unsigned mtmi_nfailed;
 int mtmi_nranks;
 
-static const char *mtmi_wait_policy = "auto";
-MICHI_TUNABLE(mtmi_wait_policy, "wait_policy", MICHI_T_STRING, "auto",
-	      MICHI_LEVEL_TUNER,
-	      "how a waiting rank idles: auto (spin, then yield, then block), spin, yield or block");
-static int mtmi_wait_spin = -1;
-MICHI_TUNABLE(mtmi_wait_spin, "wait_spin", MICHI_T_INT, "-1", MICHI_LEVEL_TUNER,
-	      "idle polling rounds before a waiting rank yields (-1: 1000 when the host has a core per rank, else 10)");
-static int mtmi_wait_yield = 100;
-MICHI_TUNABLE(mtmi_wait_yield, "wait_yield", MICHI_T_INT, "100", MICHI_LEVEL_TUNER,
-	      "sched_yield rounds before a waiting rank sleeps in the devices' wait");
-static int mtmi_wait_block_ms = 10;
-MICHI_TUNABLE(mtmi_wait_block_ms, "wait_block_ms", MICHI_T_INT, "10", MICHI_LEVEL_TUNER,
-	      "longest single sleep of a waiting rank in the devices' wait (ms)");
 static size_t mtmi_hash_buckets = 4096;
 MICHI_TUNABLE(mtmi_hash_buckets, "mtmi_hash_buckets", MICHI_T_SIZE, "4096",
 	      MICHI_LEVEL_DEVELOPER,
@@ -47,34 +34,6 @@ static double mtmi_finalize_timeout = 0;
 MICHI_TUNABLE(mtmi_finalize_timeout, "mtmi_finalize_timeout", MICHI_T_DOUBLE, "0",
 	      MICHI_LEVEL_TUNER,
 	      "seconds finalize waits for unmatched pending sends before leaving them (0: no limit)");
-
-/* idle rounds before each next stage, fixed at init from the policy */
-static unsigned long long spin_rounds, yield_rounds;
-
-static void wait_policy_init(const struct michi_job *job)
-{
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	int spin = mtmi_wait_spin;
-
-	if (spin < 0)
-		spin = (cores > 0 && job->local_size <= cores) ? 1000 : 10;
-	spin_rounds = (unsigned)spin;
-	yield_rounds = mtmi_wait_yield < 0 ? 0 : (unsigned)mtmi_wait_yield;
-	if (strcmp(mtmi_wait_policy, "spin") == 0) {
-		spin_rounds = ~0ull;
-	} else if (strcmp(mtmi_wait_policy, "yield") == 0) {
-		spin_rounds = 0;
-		yield_rounds = ~0ull;
-	} else if (strcmp(mtmi_wait_policy, "block") == 0) {
-		spin_rounds = 0;
-		yield_rounds = 0;
-	} else if (strcmp(mtmi_wait_policy, "auto") != 0) {
-		michi_warn("wait_policy '%s' unknown (auto|spin|yield|block), using auto",
-			   mtmi_wait_policy);
-	}
-	michi_debug("mtmi: wait policy %s, %llu spins, %llu yields, block %d ms",
-		    mtmi_wait_policy, spin_rounds, yield_rounds, mtmi_wait_block_ms);
-}
 
 michi_status_t mtmi_init(struct michi_job *job)
 {
@@ -96,7 +55,6 @@ michi_status_t mtmi_init(struct michi_job *job)
 	mtmi_nranks = job->size;
 	mtmi_nfailed = 0;
 	mtmi_post_seq = 0;
-	wait_policy_init(job);
 	return MICHI_OK;
 
 err_free_peers:
@@ -188,12 +146,12 @@ void mtmi_idle(unsigned *spins)
 		return;
 	}
 	n = ++*spins;
-	if (n <= spin_rounds)
+	if (n <= michi_wait.spin)
 		cpu_relax();
-	else if (n <= spin_rounds + yield_rounds)
+	else if (n <= michi_wait.spin + michi_wait.yield)
 		sched_yield();
 	else
-		michi_devices_block(mtmi_wait_block_ms);
+		michi_devices_block(michi_wait.block_ms);
 	/* stay in the last stage instead of wrapping back to spinning */
 	if (*spins == ~0u)
 		*spins = ~0u - 1;

@@ -66,6 +66,8 @@ struct mtmi_req {
 	int mode;
 	uint64_t post_seq;     /* posting order, to keep exact and wildcard queues fair */
 	uint64_t remote_id;    /* rendezvous: the peer's request id */
+	uint64_t raddr;        /* rendezvous over a pulling device: the send
+				* buffer's address (RTS payload) */
 	size_t offset;         /* send: the message's frame sequence number */
 	size_t msg_len;        /* recv: length of the matched message */
 	void *priv;            /* engine use */

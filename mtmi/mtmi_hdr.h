@@ -20,12 +20,16 @@
 enum mtmi_frame_type {
 	MTMI_F_EAGER = 1,      /* payload is the message */
 	MTMI_F_EAGER_SYNC,     /* same, sender waits for SYNC_ACK (sid) */
-	MTMI_F_RTS,            /* rendezvous offer: aux = message size, sid */
+	MTMI_F_RTS,            /* rendezvous offer: aux = message size, sid; over a
+				* device that can pull, an 8-byte payload with
+				* the sender's buffer address */
 	MTMI_F_CTS,            /* receiver matched: sid, aux = rid, size = bytes wanted */
 	MTMI_F_DATA,           /* rendezvous payload: aux = rid */
 	MTMI_F_SYNC_ACK,       /* an EAGER_SYNC message matched: sid */
 	MTMI_F_CANCEL_REQ,     /* withdraw message aux (its seq) of request sid */
 	MTMI_F_CANCEL_ACK,     /* flags = 1 withdrawn, 0 too late: sid */
+	MTMI_F_FIN,            /* receiver pulled the RTS's data itself: sid,
+				* size = bytes taken */
 };
 
 struct mtmi_hdr {

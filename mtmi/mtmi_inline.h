@@ -32,6 +32,7 @@ enum {
 	MTMI_RF_PENDING = 0x100,     /* on the pending-send list */
 	MTMI_RF_POSTED = 0x200,      /* recv on a posted list (priv = list) */
 	MTMI_RF_WAIT_DATA = 0x400,   /* recv matched an RTS, on the active list */
+	MTMI_RF_WAIT_RADDR = 0x800,  /* recv matched an RTS whose address is coming */
 };
 
 struct mtmi_msg;

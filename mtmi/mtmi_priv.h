@@ -28,6 +28,7 @@ struct mtmi_msg {
 	uint8_t type;          /* MTMI_F_EAGER, _EAGER_SYNC or _RTS */
 	uint8_t queued;        /* on the queues (not taken by mprobe/recv) */
 	uint8_t complete;      /* payload fully here */
+	uint8_t has_addr;      /* RTS: data holds the sender's buffer address */
 	michi_status_t error;  /* the sender failed before the payload came */
 	uint32_t seq;          /* frame number, for CANCEL_REQ */
 	uint64_t sid;

@@ -10,7 +10,11 @@
  * limit): RTS with the size, the receiver answers CTS once matched with
  * how many bytes it takes (its capacity, so truncation costs no
  * bandwidth), the sender sends DATA from the user buffer and the device
- * writes it straight into the posted buffer. Cancel of a send asks the
+ * writes it straight into the posted buffer. Over a device that can read
+ * the sender's memory (shm with CMA) the RTS carries the buffer's address
+ * and the receiver pulls the bytes itself once matched, then sends FIN:
+ * one copy and no DATA frame; if the pull is not permitted it falls back
+ * to CTS. Cancel of a send asks the
  * receiver to withdraw the message from its unexpected queue. A send
  * completes when no wait flag is left (MTMI_RF_WAIT_MASK), whatever the
  * order the acknowledgements come in.
@@ -122,8 +126,16 @@ michi_status_t mtmi_isend_slow(const void *buf, size_t len, int peer, int src_ra
 		h.type = MTMI_F_RTS;
 		h.aux = len;
 		r->flags |= MTMI_RF_WAIT_CTS;
+		if (d->pull) {
+			/* in the request: the device may queue the frame */
+			r->raddr = (uintptr_t)buf;
+			h.len = sizeof(r->raddr);
+			iov[1].iov_base = &r->raddr;
+			iov[1].iov_len = sizeof(r->raddr);
+			iovcnt = 2;
+		}
 	}
-	st = michi_dev_send(d, peer, iov, iovcnt, iovcnt == 2 ? r : NULL);
+	st = michi_dev_send(d, peer, iov, iovcnt, (r->flags & MTMI_RF_WAIT_SEND) ? r : NULL);
 	if (unlikely(st < 0)) {
 		mtmi_rlist_del(&mtmi_pending_sends, r);
 		r->flags = 0;
@@ -187,6 +199,19 @@ static void on_sync_ack(int peer, const struct mtmi_hdr *h)
 	mtmi_send_check_done(s);
 }
 
+/* The receiver pulled the data (FIN answers RTS in place of CTS). */
+static void on_fin(int peer, const struct mtmi_hdr *h)
+{
+	struct mtmi_req *s = (struct mtmi_req *)(uintptr_t)h->sid;
+
+	if (unlikely(!(s->flags & MTMI_RF_WAIT_CTS) || h->size > s->len)) {
+		michi_error("mtmi: unexpected FIN from rank %d, ignored", peer);
+		return;
+	}
+	s->flags &= ~MTMI_RF_WAIT_CTS;
+	mtmi_send_check_done(s);
+}
+
 static void on_cancel_ack(int peer, const struct mtmi_hdr *h)
 {
 	struct mtmi_req *s = (struct mtmi_req *)(uintptr_t)h->sid;
@@ -230,14 +255,31 @@ void mtmi_recv_complete(struct mtmi_req *r, michi_status_t st)
 	mtmi_req_finish(r);
 }
 
-/* r matched an RTS: ask for what fits, the device discards nothing. */
-static void rts_matched(struct mtmi_req *r, int peer, uint64_t sid, size_t size)
+/*
+ * r matched an RTS. With the sender's address and a device that pulls,
+ * take the bytes and say FIN; else ask for what fits with CTS, so the
+ * device discards nothing.
+ */
+static void rts_matched(struct mtmi_req *r, int peer, uint64_t sid, size_t size,
+			uint64_t raddr)
 {
+	struct michi_device *d = michi_dev_for_peer[peer];
+	size_t n = size < r->len ? size : r->len;
 	michi_status_t st;
 
 	r->msg_len = size;
 	r->remote_id = sid;
 	r->peer = peer;
+	if (raddr && d->pull) {
+		st = n ? d->pull(peer, r->buf, raddr, n) : MICHI_OK;
+		if (st != MICHI_ERR_UNSUPPORTED) {
+			/* on a failed pull the sender still completes; r reports it */
+			ctl_send(peer, MTMI_F_FIN, 0, sid, 0, n);
+			r->flags = 0;
+			mtmi_recv_complete(r, st);
+			return;
+		}
+	}
 	r->flags = MTMI_RF_WAIT_DATA;
 	mtmi_rlist_append(&mtmi_active_recvs, r);
 	st = ctl_send(peer, MTMI_F_CTS, 0, sid, (uintptr_t)r,
@@ -259,10 +301,27 @@ static void msg_matched(struct mtmi_msg *m)
 		ctl_send(m->peer, MTMI_F_SYNC_ACK, 0, m->sid, 0, 0);
 }
 
+/* An RTS message (with its address, if any, in data) goes to r. */
+static void msg_rts_go(struct mtmi_req *r, struct mtmi_msg *m)
+{
+	int peer = m->peer;
+	uint64_t sid = m->sid, raddr = 0;
+	size_t size = m->len;
+
+	if (m->has_addr)
+		memcpy(&raddr, m->data, sizeof(raddr));
+	mtmi_msg_free(m);
+	rts_matched(r, peer, sid, size, raddr);
+}
+
 static void msg_deliver(struct mtmi_req *r, struct mtmi_msg *m)
 {
 	michi_status_t st = m->error;
 
+	if (m->type == MTMI_F_RTS && st == MICHI_OK) {
+		msg_rts_go(r, m);
+		return;
+	}
 	if (st == MICHI_OK)
 		memcpy(r->buf, m->data, m->len < r->len ? m->len : r->len);
 	mtmi_msg_free(m);
@@ -278,15 +337,6 @@ static void msg_take(struct mtmi_req *r, struct mtmi_msg *m)
 	r->msg_len = m->len;
 	if (m->queued)
 		mtmi_queue_unexp_del(m);
-	if (m->type == MTMI_F_RTS) {
-		int peer = m->peer;
-		uint64_t sid = m->sid;
-		size_t size = m->len;
-
-		mtmi_msg_free(m);
-		rts_matched(r, peer, sid, size);
-		return;
-	}
 	if (!m->complete) {
 		/* the payload is still coming: recv_done finishes r */
 		r->flags = 0;
@@ -337,7 +387,19 @@ static void on_msg(int peer, const struct mtmi_hdr *h, struct michi_rx *rx)
 		r->tag = h->tag;
 		r->peer = peer;
 		if (h->type == MTMI_F_RTS) {
-			rts_matched(r, peer, h->sid, h->aux);
+			if (h->len < sizeof(r->raddr)) {
+				rts_matched(r, peer, h->sid, h->aux, 0);
+				return;
+			}
+			/* the address is the payload: go on in recv_done */
+			r->msg_len = h->aux;
+			r->remote_id = h->sid;
+			r->flags = MTMI_RF_WAIT_RADDR;
+			r->raddr = 0;
+			rx->buf = &r->raddr;
+			rx->cap = sizeof(r->raddr);
+			rx->cookie = r;
+			mtmi_rx_cur[peer] = r;
 			return;
 		}
 		if (h->type == MTMI_F_EAGER_SYNC)
@@ -353,7 +415,7 @@ static void on_msg(int peer, const struct mtmi_hdr *h, struct michi_rx *rx)
 		mtmi_rx_cur[peer] = r;
 		return;
 	}
-	m = mtmi_msg_alloc(h->type == MTMI_F_RTS ? 0 : h->len);
+	m = mtmi_msg_alloc(h->len);
 	if (!m)
 		nomem_abort(peer, h->len);
 	m->ctx = h->ctx;
@@ -363,11 +425,12 @@ static void on_msg(int peer, const struct mtmi_hdr *h, struct michi_rx *rx)
 	m->type = h->type;
 	m->seq = h->seq;
 	m->sid = h->sid;
+	m->has_addr = h->type == MTMI_F_RTS && h->len >= sizeof(uint64_t);
 	if (h->type == MTMI_F_RTS)
 		m->len = h->aux;
 	if (mtmi_queue_unexp_add(m, b) < 0)
 		nomem_abort(peer, h->len);
-	if (h->type == MTMI_F_RTS || h->len == 0) {
+	if (h->len == 0) {
 		m->complete = 1;
 		return;
 	}
@@ -447,6 +510,9 @@ void mtmi_dev_recv_hdr(int peer, const void *hdr, struct michi_rx *rx)
 	case MTMI_F_CANCEL_ACK:
 		on_cancel_ack(peer, h);
 		return;
+	case MTMI_F_FIN:
+		on_fin(peer, h);
+		return;
 	}
 	michi_error("mtmi: frame of unknown type %u from rank %d, discarded",
 		    h->type, peer);
@@ -470,6 +536,10 @@ void mtmi_dev_recv_done(int peer, struct michi_rx *rx)
 		return;
 	}
 	r = ck;
+	if (r->flags & MTMI_RF_WAIT_RADDR) {
+		rts_matched(r, peer, r->remote_id, r->msg_len, r->raddr);
+		return;
+	}
 	if (r->flags & MTMI_RF_WAIT_DATA)
 		mtmi_rlist_del(&mtmi_active_recvs, r);
 	mtmi_recv_complete(r, MICHI_OK);

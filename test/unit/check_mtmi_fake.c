@@ -33,6 +33,7 @@ static int fake_nranks;
 static uint8_t fake_dead[64];
 static struct michi_device fake_dev;
 static struct michi_device *fake_table[64];
+struct michi_wait_policy michi_wait = { .spin = 1000, .yield = 100, .block_ms = 10 };
 struct michi_device **michi_dev_for_peer = fake_table;
 
 static michi_status_t fake_send(int peer, const struct iovec *iov, int iovcnt,

@@ -14,6 +14,7 @@
 #include <string.h>
 
 static struct michi_device *self_table[1] = { &michi_device_self };
+struct michi_wait_policy michi_wait = { .spin = 1000, .yield = 100, .block_ms = 10 };
 struct michi_device **michi_dev_for_peer = self_table;
 
 int michi_devices_progress(void)

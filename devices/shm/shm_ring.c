@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * devices/shm/shm_ring.c: records in and out of the per-pair rings.
+ *
+ * The send side writes a frame as one record when it fits (the inline
+ * fast path does the common case), else streams it: a first record with
+ * the header and as much payload as a chunk holds, then continuation
+ * records as the consumer frees room, so that the sender copies chunk k+1
+ * in while the receiver copies chunk k out (the pipelined two-copy path
+ * that large messages take when single-copy CMA is not available).
+ * Frames that do not fit wait in a per-ring queue, in send order, and
+ * progress pushes them. The receive side hands each frame's header to
+ * MTMI, copies the payload where MTMI says, and gives the cells back by
+ * publishing its head.
+ */
+#include "config.h"
+#include "shm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Copy n payload bytes of q into dst, advancing through its iovecs. */
+static void txq_copy(struct shm_txq *q, char *dst, size_t n)
+{
+	while (n > 0) {
+		struct iovec *v = &q->iov[q->iovi];
+		size_t k = v->iov_len - q->iovoff;
+
+		if (k > n)
+			k = n;
+		memcpy(dst, (const char *)v->iov_base + q->iovoff, k);
+		dst += k;
+		n -= k;
+		q->iovoff += k;
+		if (q->iovoff == v->iov_len) {
+			q->iovi++;
+			q->iovoff = 0;
+		}
+	}
+	/* skip empty pieces so that the next copy starts on data */
+	while (q->iovi < q->iovcnt && q->iov[q->iovi].iov_len == 0)
+		q->iovi++;
+}
+
+static inline uint64_t tx_free_cells(struct shm_tx *t, uint64_t want)
+{
+	uint64_t used = t->tail - t->head_cache;
+
+	if (t->ncells - used >= want)
+		return t->ncells - used;
+	t->head_cache = atomic_load_explicit(&t->ctl->head, memory_order_acquire);
+	return t->ncells - (t->tail - t->head_cache);
+}
+
+static inline size_t chunk_max(const struct shm_tx *t)
+{
+	/* a quarter ring: the consumer copies one chunk out while the
+	 * producer fills the next, and a record never exceeds 16 bits of cells */
+	size_t b = (t->ncells << SHM_CELL_SHIFT) / 4;
+
+	if (b > (size_t)SHM_MAX_REC_CELLS << SHM_CELL_SHIFT)
+		b = (size_t)SHM_MAX_REC_CELLS << SHM_CELL_SHIFT;
+	return b;
+}
+
+static inline void tx_publish(struct shm_tx *t, char *c, uint64_t nc)
+{
+	atomic_store_explicit((_Atomic uint64_t *)c, shm_stamp(t->tail, nc, t->key),
+			      memory_order_release);
+	t->tail += nc;
+}
+
+/*
+ * Write as many records of q as the ring has room for; returns 1 when the
+ * whole frame is in the ring. A record waits for room for a whole chunk
+ * (or the rest of the frame) rather than trickling out in slivers.
+ */
+static int tx_write(struct shm_tx *t, struct shm_txq *q)
+{
+	size_t cmax = chunk_max(t);
+
+	for (;;) {
+		size_t hdr = q->hdr_sent ? SHM_REC_HDR : SHM_FIRST_HDR;
+		size_t n = q->left < cmax - hdr ? q->left : cmax - hdr;
+		uint64_t nc = (hdr + n + SHM_CELL - 1) >> SHM_CELL_SHIFT;
+		char *c;
+
+		if (tx_free_cells(t, nc) < nc)
+			return 0;
+		c = t->cells + ((t->tail & t->mask) << SHM_CELL_SHIFT);
+		if (!q->hdr_sent)
+			memcpy(c + SHM_REC_HDR, q->hdr, MICHI_FRAME_HDR_SIZE);
+		txq_copy(q, c + hdr, n);
+		tx_publish(t, c, nc);
+		q->hdr_sent = 1;
+		q->left -= n;
+		shm_notify(t->peer);
+		if (q->left == 0)
+			return 1;
+	}
+}
+
+static void txq_init(struct shm_txq *q, const struct iovec *iov, int iovcnt, void *cookie)
+{
+	int i;
+
+	memcpy(q->hdr, iov[0].iov_base, MICHI_FRAME_HDR_SIZE);
+	q->next = NULL;
+	q->hdr_sent = 0;
+	q->iovcnt = iovcnt - 1;
+	q->iovi = 0;
+	q->iovoff = 0;
+	q->left = michi_frame_payload_len(iov[0].iov_base);
+	q->cookie = cookie;
+	for (i = 1; i < iovcnt; i++)
+		q->iov[i - 1] = iov[i];
+	while (q->iovi < q->iovcnt && q->iov[q->iovi].iov_len == 0)
+		q->iovi++;
+}
+
+static void tx_queue_add(struct shm_tx *t, struct shm_txq *q)
+{
+	if (t->qtail)
+		t->qtail->next = q;
+	else
+		t->qhead = q;
+	t->qtail = q;
+	if (t->nqueued++ == 0) {
+		shm.ntxbusy++;
+		/* the consumer wakes us when it frees room (when we may sleep) */
+		atomic_store_explicit(&t->ctl->tx_waiting, 1, memory_order_seq_cst);
+	}
+	shm.pending++;
+}
+
+static void tx_queue_pop(struct shm_tx *t)
+{
+	struct shm_txq *q = t->qhead;
+
+	t->qhead = q->next;
+	if (!t->qhead)
+		t->qtail = NULL;
+	if (--t->nqueued == 0) {
+		shm.ntxbusy--;
+		atomic_store_explicit(&t->ctl->tx_waiting, 0, memory_order_relaxed);
+	}
+	shm.pending--;
+	free(q);
+}
+
+/*
+ * Out of line: a full ring, queued frames ahead, or a frame larger than
+ * one record. A frame that gets all the way into the ring here returns
+ * MICHI_OK (device.h: send_done only follows MICHI_INPROGRESS).
+ */
+michi_status_t shm_send_slow(int peer, const struct iovec *iov, int iovcnt, void *cookie)
+{
+	struct shm_tx *t = &shm.tx[peer];
+	struct shm_txq local, *q;
+
+	if (unlikely(!t->cells))
+		return michi_err(MICHI_ERR_INTERN, "shm: send to rank %d, which is not on this host",
+				 peer);
+	if (unlikely(iovcnt - 1 > (int)(sizeof(q->iov) / sizeof(q->iov[0]))))
+		return michi_err(MICHI_ERR_UNSUPPORTED, "shm: frame in %d pieces (at most %zu)",
+				 iovcnt - 1, sizeof(q->iov) / sizeof(q->iov[0]));
+	txq_init(&local, iov, iovcnt, cookie);
+	if (!t->qhead && tx_write(t, &local))
+		return MICHI_OK;
+	q = malloc(sizeof(*q));
+	if (!q) {
+		/* part of the frame may be in the ring already: the peer's
+		 * stream is broken, so this is fatal for it */
+		return michi_err(MICHI_ERR_NOMEM, "shm: no memory to queue a frame to rank %d",
+				 peer);
+	}
+	*q = local;
+	tx_queue_add(t, q);
+	return MICHI_INPROGRESS;
+}
+
+/* Push queued frames of one ring; returns frames finished. */
+int shm_tx_push(struct shm_tx *t, int peer)
+{
+	int n = 0;
+
+	(void)peer;
+	while (t->qhead && tx_write(t, t->qhead)) {
+		void *cookie = t->qhead->cookie;
+
+		tx_queue_pop(t);
+		mtmi_dev_send_done(cookie, MICHI_OK);
+		n++;
+	}
+	return n;
+}
+
+/* The receiver failed: every queued frame completes with st. */
+void shm_tx_fail(struct shm_tx *t, michi_status_t st)
+{
+	while (t->qhead) {
+		void *cookie = t->qhead->cookie;
+
+		tx_queue_pop(t);
+		mtmi_dev_send_done(cookie, st);
+	}
+}
+
+int shm_tx_ready(struct shm_tx *t)
+{
+	return t->qhead && tx_free_cells(t, t->ncells) > 0;
+}
+
+static inline int rx_valid(const struct shm_rx *r, uint64_t *ncells)
+{
+	const char *c = r->cells + ((r->head & r->mask) << SHM_CELL_SHIFT);
+	uint64_t s = atomic_load_explicit((const _Atomic uint64_t *)c,
+					  memory_order_acquire) ^ r->key;
+
+	if ((s & SHM_POS_MASK) != (r->head & SHM_POS_MASK))
+		return 0;
+	*ncells = s >> 48;
+	return 1;
+}
+
+int shm_rx_ready(const struct shm_rx *r)
+{
+	uint64_t nc;
+
+	return rx_valid(r, &nc);
+}
+
+static inline void rx_take(struct shm_rx *r, const char *src, size_t n)
+{
+	if (r->rx.buf && r->done < r->rx.cap) {
+		size_t k = r->rx.cap - r->done;
+
+		memcpy((char *)r->rx.buf + r->done, src, n < k ? n : k);
+	}
+	r->done += n;
+	r->left -= n;
+}
+
+/* Take up to budget records from r; returns records taken. */
+int shm_rx_poll(struct shm_rx *r, int budget)
+{
+	int n;
+
+	for (n = 0; n < budget; n++) {
+		const char *c = r->cells + ((r->head & r->mask) << SHM_CELL_SHIFT);
+		uint64_t nc, room;
+
+		if (!rx_valid(r, &nc))
+			break;
+		room = (nc << SHM_CELL_SHIFT);
+		if (r->left == 0) {
+			const void *h = c + SHM_REC_HDR;
+			uint64_t len = michi_frame_payload_len(h);
+
+			room -= SHM_FIRST_HDR;
+			r->done = 0;
+			r->left = len;
+			mtmi_dev_recv_hdr(r->peer, h, &r->rx);
+			rx_take(r, c + SHM_FIRST_HDR, len < room ? len : room);
+		} else {
+			room -= SHM_REC_HDR;
+			rx_take(r, c + SHM_REC_HDR, r->left < room ? r->left : room);
+		}
+		r->head += nc;
+		atomic_store_explicit(&r->ctl->head, r->head, memory_order_release);
+		if (r->left == 0)
+			mtmi_dev_recv_done(r->peer, &r->rx);
+		if (unlikely(shm.wake)) {
+			atomic_thread_fence(memory_order_seq_cst);
+			if (atomic_load_explicit(&r->ctl->tx_waiting, memory_order_relaxed))
+				shm_wake_slow(&shm.procs[shm.local_of[r->peer]]);
+		}
+	}
+	return n;
+}
