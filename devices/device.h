@@ -139,9 +139,11 @@ size_t michi_devices_pending(void);
 /* Block until some device may have work or timeout_ms passes. */
 void michi_devices_block(int timeout_ms);
 
-extern struct michi_device michi_device_self;
-extern struct michi_device michi_device_tcp;
-extern struct michi_device michi_device_shm;
+/* hidden: the inline paths compare with their addresses, which must not
+ * go through the GOT */
+extern struct michi_device michi_device_self MICHI_HIDDEN;
+extern struct michi_device michi_device_tcp MICHI_HIDDEN;
+extern struct michi_device michi_device_shm MICHI_HIDDEN;
 
 #ifndef MICHI_DEV_NO_INLINE
 #include "tcp/tcp_fast.h"
@@ -163,6 +165,32 @@ static inline __attribute__((always_inline)) michi_status_t michi_dev_send(struc
 		return tcp_send_fast(peer, iov, iovcnt, cookie);
 #endif
 	return d->send(peer, iov, iovcnt, cookie);
+}
+
+/*
+ * In-place frames: a device whose frames live in memory that both ends
+ * map (shm) lets MTMI write a small frame where it will be read, with no
+ * header on the stack and no second copy. begin returns where the
+ * MICHI_FRAME_HDR_SIZE-byte header goes (the payload follows it), or NULL
+ * when the device has no slot now or none at all: send() then. end
+ * publishes the frame; *tok carries device state between the two.
+ */
+static inline __attribute__((always_inline)) void *
+michi_dev_frame_begin(struct michi_device *d, int peer, uint64_t len, uint64_t *tok)
+{
+#ifndef MICHI_DEV_NO_INLINE
+	if (likely(d == &michi_device_shm))
+		return shm_frame_begin(peer, len, tok);
+#endif
+	return NULL;
+}
+
+static inline __attribute__((always_inline)) void
+michi_dev_frame_end(int peer, void *hdr, uint64_t tok)
+{
+#ifndef MICHI_DEV_NO_INLINE
+	shm_frame_end(peer, hdr, tok);
+#endif
 }
 
 /* ---- upcalls into MTMI, called by devices from their progress --------- */

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "launch.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -77,6 +78,7 @@ static struct {
 	int ctl;
 	int sigfd;
 	char kvsname[PMI_WIRE_KVSNAME_MAX];
+	char shm_prefix[48];          /* the job's /dev/shm names, from its key */
 	int size, universe, label, stdin_rank;
 	struct proxy_app *apps;
 	int napps;
@@ -114,6 +116,23 @@ static struct proxy_kv *proxy_kvs_find(const char *key)
 		if (strcmp(kv->key, key) == 0)
 			return kv;
 	return NULL;
+}
+
+/* The job key (hex) names the job's shared-memory segments. */
+static void proxy_note_key(const char *hex)
+{
+	uint8_t key[16];
+	unsigned v;
+	int i;
+
+	if (strlen(hex) != 32)
+		return;
+	for (i = 0; i < 16; i++) {
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return;
+		key[i] = (uint8_t)v;
+	}
+	michi_shm_prefix(key, px.shm_prefix, sizeof(px.shm_prefix));
 }
 
 static michi_status_t proxy_kvs_put(const char *key, const char *val, int remember)
@@ -700,6 +719,8 @@ static michi_status_t proxy_ctl_line(const struct pmi_wire_msg *m, int *started)
 
 		if (!k || !v)
 			return michi_err(MICHI_ERR_INVAL, "proxy: bad kv line from mpirun");
+		if (strcmp(k, "michi-job-key") == 0)
+			proxy_note_key(v);
 		return proxy_kvs_put(k, v, 0);
 	} else if (strcmp(cmd, "app") == 0) {
 		struct proxy_app *na = realloc(px.apps, (size_t)(px.napps + 1) * sizeof(*na));
@@ -1070,6 +1091,29 @@ static int proxy_connect(const char *addr)
 	return fd;
 }
 
+/*
+ * The ranks unlink their host's segment once all of them have attached;
+ * a job that died before that (a rank killed during MPI_Init, mpirun
+ * killed) leaves the name behind. Once our ranks are gone, nobody of the
+ * job can still need it.
+ */
+static void proxy_shm_cleanup(void)
+{
+	size_t n = strlen(px.shm_prefix);
+	struct dirent *e;
+	DIR *d;
+
+	if (!n || !(d = opendir("/dev/shm")))
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, px.shm_prefix, n) != 0)
+			continue;
+		if (unlinkat(dirfd(d), e->d_name, 0) == 0)
+			michi_debug("proxy: removed /dev/shm/%s left by the job", e->d_name);
+	}
+	closedir(d);
+}
+
 int main(int argc, char **argv)
 {
 	struct pmi_wire_reader ctl_rd;
@@ -1121,9 +1165,8 @@ int main(int argc, char **argv)
 	if (pmi_wire_reader_init(&ctl_rd, LAUNCH_CTL_LINE_MAX) < 0)
 		return 1;
 	st = proxy_loop(&ctl_rd);
-	if (st < 0) {
+	if (st < 0)
 		proxy_kill_all(SIGKILL);
-		return 1;
-	}
-	return 0;
+	proxy_shm_cleanup();
+	return st < 0 ? 1 : 0;
 }

@@ -307,6 +307,18 @@ double michi_wtime(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+void michi_shm_prefix(const uint8_t key[16], char *buf, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;   /* FNV-1a */
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		h ^= key[i];
+		h *= 0x100000001b3ull;
+	}
+	snprintf(buf, len, "michi-%016llx-", (unsigned long long)h);
+}
+
 const char *michi_hostname(void)
 {
 	static char name[256];

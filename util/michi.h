@@ -150,6 +150,11 @@ MICHI_EXPORT void michi_tunables_print(void *stdio_file, int max_level);
 /* ---- small helpers ---------------------------------------------------- */
 
 double michi_wtime(void);          /* seconds, CLOCK_MONOTONIC */
+/* "michi-<16 hex digits>-": the start of the name of every shared-memory
+ * segment of the job with this key (devices/shm), which the launcher's
+ * proxy removes when a job dies before its ranks could. The digits are a
+ * hash: the key itself stays secret. */
+void michi_shm_prefix(const uint8_t key[16], char *buf, size_t len);
 const char *michi_hostname(void);  /* cached gethostname() */
 
 #endif

@@ -71,6 +71,7 @@ static michi_status_t shm_init(struct michi_job *job)
 	if (strcmp(shm_cma_mode, "off") == 0) {
 		shm.cma = -1;
 		michi_device_shm.pull = NULL;
+		michi_debug("shm: CMA off: large messages take the pipelined two-copy path");
 	} else if (strcmp(shm_cma_mode, "auto") != 0 && strcmp(shm_cma_mode, "on") != 0) {
 		return michi_err(MICHI_ERR_INVAL, "MICHI_SHM_CMA=%s: use auto, on or off",
 				 shm_cma_mode);

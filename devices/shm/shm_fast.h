@@ -40,4 +40,36 @@ shm_send_fast(int peer, const struct iovec *iov, int iovcnt, void *cookie)
 	return MICHI_OK;
 }
 
+/*
+ * In-place frames (device.h, michi_dev_frame_begin): the header slot of a
+ * one-record frame of len payload bytes, or NULL when the frame would not
+ * go out at once (then MTMI uses send, which queues). *nc_out carries the
+ * record's cells to shm_frame_end, which publishes it.
+ */
+static inline __attribute__((always_inline)) void *
+shm_frame_begin(int peer, uint64_t len, uint64_t *nc_out)
+{
+	struct shm_tx *t = &shm.tx[peer];
+	uint64_t nc = (SHM_FIRST_HDR + len + SHM_CELL - 1) >> SHM_CELL_SHIFT;
+	uint64_t pos = t->tail;
+
+	if (unlikely(len > t->first_max || t->qhead != NULL ||
+		     pos + nc - t->head_cache > t->ncells))
+		return NULL;
+	*nc_out = nc;
+	return t->cells + ((pos & t->mask) << SHM_CELL_SHIFT) + SHM_REC_HDR;
+}
+
+static inline __attribute__((always_inline)) void
+shm_frame_end(int peer, void *hdr, uint64_t nc)
+{
+	struct shm_tx *t = &shm.tx[peer];
+	uint64_t pos = t->tail;
+
+	atomic_store_explicit((_Atomic uint64_t *)((char *)hdr - SHM_REC_HDR),
+			      shm_stamp(pos, nc, t->key), memory_order_release);
+	t->tail = pos + nc;
+	shm_notify(t->peer);
+}
+
 #endif

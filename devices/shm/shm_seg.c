@@ -51,15 +51,10 @@ static size_t seg_page;
 /* Uniquely this job's and host's; the key itself stays secret. */
 static void seg_make_name(const struct michi_job *job)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	int i;
+	char prefix[48];
 
-	for (i = 0; i < 16; i++) {
-		h ^= job->key[i];
-		h *= 0x100000001b3ull;
-	}
-	snprintf(seg_name, sizeof(seg_name), "/michi-%016llx-%d",
-		 (unsigned long long)h, job->host_of[job->rank]);
+	michi_shm_prefix(job->key, prefix, sizeof(prefix));
+	snprintf(seg_name, sizeof(seg_name), "/%s%d", prefix, job->host_of[job->rank]);
 }
 
 static inline size_t page_align(size_t n)
