@@ -55,11 +55,10 @@ MICHI_TUNABLE(wait_policy, "wait_policy", MICHI_T_STRING, "auto", MICHI_LEVEL_TU
 static int wait_spin = -1;
 MICHI_TUNABLE(wait_spin, "wait_spin", MICHI_T_INT, "-1", MICHI_LEVEL_TUNER,
 	      "idle polls before a waiting rank yields (-1: 2000 with a core per rank, "
-	      "else 20)");
+	      "else 2)");
 static int wait_yield = -1;
 MICHI_TUNABLE(wait_yield, "wait_yield", MICHI_T_INT, "-1", MICHI_LEVEL_TUNER,
-	      "sched_yield rounds before a waiting rank sleeps (-1: 200 with a core per "
-	      "rank, else 4)");
+	      "sched_yield rounds before a waiting rank sleeps (-1: 200)");
 static int wait_block_ms = 10;
 MICHI_TUNABLE(wait_block_ms, "wait_block_ms", MICHI_T_INT, "10", MICHI_LEVEL_TUNER,
 	      "longest single sleep of a waiting rank in the devices' wait (ms)");
@@ -206,8 +205,8 @@ static void devices_wait_policy(const struct michi_job *job)
 
 	w->cores = devices_host_cpus();
 	w->oversubscribed = job->local_size > w->cores;
-	w->spin = wait_spin >= 0 ? (unsigned)wait_spin : w->oversubscribed ? 20 : 2000;
-	w->yield = wait_yield >= 0 ? (unsigned)wait_yield : w->oversubscribed ? 4 : 200;
+	w->spin = wait_spin >= 0 ? (unsigned)wait_spin : w->oversubscribed ? 2 : 2000;
+	w->yield = wait_yield >= 0 ? (unsigned)wait_yield : 200;
 	w->block_ms = wait_block_ms > 0 ? wait_block_ms : 1;
 	w->may_block = 1;
 	if (strcmp(wait_policy, "spin") == 0) {

@@ -103,7 +103,8 @@ struct shm_tx {
 	uint64_t ncells;
 	uint64_t mask;
 	uint64_t key;
-	size_t first_max;         /* largest payload in one first record */
+	size_t first_max;         /* largest payload in one first record
+				   * (shm_chunk bytes less the headers) */
 	struct shm_ring_ctl *ctl;
 	struct shm_proc *peer;    /* the receiver, to wake it */
 	struct shm_txq *qhead, *qtail;
@@ -168,6 +169,8 @@ int shm_tx_push(struct shm_tx *t, int peer);
 int shm_rx_ready(const struct shm_rx *r);
 int shm_tx_ready(struct shm_tx *t);
 void shm_tx_fail(struct shm_tx *t, michi_status_t st);
+
+size_t shm_chunk_bytes(size_t ring_bytes);
 
 /* shm_seg.c */
 michi_status_t shm_seg_attach(struct michi_job *job);

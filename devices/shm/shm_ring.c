@@ -52,15 +52,34 @@ static inline uint64_t tx_free_cells(struct shm_tx *t, uint64_t want)
 	return t->ncells - (t->tail - t->head_cache);
 }
 
-static inline size_t chunk_max(const struct shm_tx *t)
+static size_t shm_chunk = 2048;
+MICHI_TUNABLE(shm_chunk, "shm_chunk", MICHI_T_SIZE, "2k", MICHI_LEVEL_TUNER,
+	      "largest record in a ring (bytes, header included): a frame above it streams in "
+	      "records of this size, so the receiver copies one out while the sender copies "
+	      "the next in");
+
+/* At most shm_chunk and a quarter ring (a record never exceeds 16 bits
+ * of cells), at least two cells. */
+size_t shm_chunk_bytes(size_t ring_bytes)
 {
-	/* a quarter ring: the consumer copies one chunk out while the
-	 * producer fills the next, and a record never exceeds 16 bits of cells */
+	size_t b = shm_chunk < ring_bytes / 4 ? shm_chunk : ring_bytes / 4;
+
+	if (b > (size_t)SHM_MAX_REC_CELLS << SHM_CELL_SHIFT)
+		b = (size_t)SHM_MAX_REC_CELLS << SHM_CELL_SHIFT;
+	b &= ~(size_t)(SHM_CELL - 1);
+	return b < 2 * SHM_CELL ? 2 * SHM_CELL : b;
+}
+
+/* Continuation records of a long frame: a quarter ring, so that fewer
+ * stamps, heads and wakes are paid per byte while the two sides still
+ * copy in parallel. */
+static inline size_t chunk_stream(const struct shm_tx *t)
+{
 	size_t b = (t->ncells << SHM_CELL_SHIFT) / 4;
 
 	if (b > (size_t)SHM_MAX_REC_CELLS << SHM_CELL_SHIFT)
 		b = (size_t)SHM_MAX_REC_CELLS << SHM_CELL_SHIFT;
-	return b;
+	return b > t->first_max + SHM_FIRST_HDR ? b : t->first_max + SHM_FIRST_HDR;
 }
 
 static inline void tx_publish(struct shm_tx *t, char *c, uint64_t nc)
@@ -77,10 +96,11 @@ static inline void tx_publish(struct shm_tx *t, char *c, uint64_t nc)
  */
 static int tx_write(struct shm_tx *t, struct shm_txq *q)
 {
-	size_t cmax = chunk_max(t);
-
 	for (;;) {
 		size_t hdr = q->hdr_sent ? SHM_REC_HDR : SHM_FIRST_HDR;
+		/* the first record small: the receiver starts copying out soon */
+		size_t cmax = q->hdr_sent && q->left > t->first_max ? chunk_stream(t)
+								   : t->first_max + SHM_FIRST_HDR;
 		size_t n = q->left < cmax - hdr ? q->left : cmax - hdr;
 		uint64_t nc = (hdr + n + SHM_CELL - 1) >> SHM_CELL_SHIFT;
 		char *c;

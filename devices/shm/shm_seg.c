@@ -251,7 +251,7 @@ static michi_status_t seg_map_rings(int fd, const struct michi_job *job, int *lo
 		t->ncells = ncells;
 		t->mask = ncells - 1;
 		t->tail = t->head_cache = 0;
-		t->first_max = rb / 2 - SHM_FIRST_HDR;
+		t->first_max = shm_chunk_bytes(rb) - SHM_FIRST_HDR;
 		t->peer = &shm.procs[p];
 		r->ctl = seg_ring_ctl(shm.ctl, n, in);
 		r->key = r->ctl->key;
