@@ -17,11 +17,14 @@
  * sched_yield, then sleeps in the devices' wait. The automatic policy
  * compares the ranks on this host with its processors (hwloc when
  * configured, else the online CPUs): with a core per rank a waiting rank
- * polls long before it yields; oversubscribed, it gives the core away
- * after a few polls, since the rank it waits for may need that core.
+ * polls, then yields, and never sleeps (as MPICH and Open MPI do, and so
+ * shm senders skip the check for a sleeping receiver); oversubscribed, it
+ * gives the core away after a few polls, since the rank it waits for may
+ * need that core, and sleeps after a while of yielding.
  */
 #include "config.h"
 #include "device.h"
+#include "shm/shm.h"
 
 #include <poll.h>
 #include <sched.h>
@@ -154,6 +157,10 @@ michi_status_t michi_devices_init(struct michi_job *job)
 	if (!michi_dev_for_peer)
 		return michi_err(MICHI_ERR_NOMEM, "no memory for the device table of %d ranks",
 				 job->size);
+	/* the inline send paths index shm's table for every peer */
+	st = shm_tx_table(job->size);
+	if (st < 0)
+		goto err_free_table;
 	st = devices_start(&michi_device_self, job);
 	if (st < 0)
 		goto err_free_table;
@@ -175,6 +182,8 @@ err_stop:
 err_free_table:
 	free(michi_dev_for_peer);
 	michi_dev_for_peer = NULL;
+	free(shm.tx);
+	shm.tx = NULL;
 	return st;
 }
 
@@ -208,7 +217,9 @@ static void devices_wait_policy(const struct michi_job *job)
 	w->spin = wait_spin >= 0 ? (unsigned)wait_spin : w->oversubscribed ? 2 : 2000;
 	w->yield = wait_yield >= 0 ? (unsigned)wait_yield : 200;
 	w->block_ms = wait_block_ms > 0 ? wait_block_ms : 1;
-	w->may_block = 1;
+	/* with a core per rank a waiting rank keeps polling (as MPICH and
+	 * Open MPI do), so senders need not check for sleepers */
+	w->may_block = w->oversubscribed;
 	if (strcmp(wait_policy, "spin") == 0) {
 		w->spin = ~0ull;
 		w->may_block = 0;
@@ -219,10 +230,13 @@ static void devices_wait_policy(const struct michi_job *job)
 	} else if (strcmp(wait_policy, "block") == 0) {
 		w->spin = 0;
 		w->yield = 0;
+		w->may_block = 1;
 	} else if (strcmp(wait_policy, "auto") != 0) {
 		michi_warn("wait_policy '%s' unknown (auto|spin|yield|block), using auto",
 			   wait_policy);
 	}
+	if (!w->may_block && w->spin != ~0ull)
+		w->yield = ~0ull - w->spin;   /* yield for ever, never sleep */
 	michi_debug("wait policy %s: %d ranks here on %d processors, %llu polls, %llu yields, "
 		    "then sleeps of %d ms", wait_policy, job->local_size, w->cores, w->spin,
 		    w->yield, w->block_ms);
@@ -292,6 +306,9 @@ michi_status_t michi_devices_finalize(void)
 	}
 	free(michi_dev_for_peer);
 	michi_dev_for_peer = NULL;
+	/* shm's send table, when shm did not start (its finalize frees it) */
+	free(shm.tx);
+	shm.tx = NULL;
 	return st;
 }
 

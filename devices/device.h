@@ -170,26 +170,45 @@ static inline __attribute__((always_inline)) michi_status_t michi_dev_send(struc
 /*
  * In-place frames: a device whose frames live in memory that both ends
  * map (shm) lets MTMI write a small frame where it will be read, with no
- * header on the stack and no second copy. begin returns where the
- * MICHI_FRAME_HDR_SIZE-byte header goes (the payload follows it), or NULL
- * when the device has no slot now or none at all: send() then. end
- * publishes the frame; *tok carries device state between the two.
+ * header on the stack and no second copy. begin reserves the frame and
+ * returns 1 and where the MICHI_FRAME_HDR_SIZE-byte header goes (the
+ * payload follows it), or returns 0, changing nothing, when the device
+ * has no slot now, none at all, or len is above its eager limit: send()
+ * then. A reserved frame must be ended before anything else is sent to
+ * the peer: end publishes it; *tok carries device state from begin to
+ * end. end returns nonzero when the peer must be woken: the caller then
+ * calls michi_dev_frame_wake(peer) (out of line, so that callers' fast
+ * paths make no call; it returns 0).
  */
-static inline __attribute__((always_inline)) void *
-michi_dev_frame_begin(struct michi_device *d, int peer, uint64_t len, uint64_t *tok)
+static inline __attribute__((always_inline)) int
+michi_dev_frame_begin(struct michi_device *d, int peer, uint64_t len, void **hdr,
+		      uint64_t *tok)
 {
 #ifndef MICHI_DEV_NO_INLINE
-	if (likely(d == &michi_device_shm))
-		return shm_frame_begin(peer, len, tok);
+	/* shm's table refuses every rank it does not serve (fast_lim 0) */
+	(void)d;
+	return shm_frame_begin(peer, len, hdr, tok);
+#else
+	return 0;
 #endif
-	return NULL;
 }
 
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) int
 michi_dev_frame_end(int peer, void *hdr, uint64_t tok)
 {
 #ifndef MICHI_DEV_NO_INLINE
-	shm_frame_end(peer, hdr, tok);
+	return shm_frame_end(peer, hdr, tok);
+#else
+	return 0;
+#endif
+}
+
+static inline int michi_dev_frame_wake(int peer)
+{
+#ifndef MICHI_DEV_NO_INLINE
+	return shm_frame_wake(peer);
+#else
+	return 0;
 #endif
 }
 

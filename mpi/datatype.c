@@ -17,7 +17,7 @@
 
 #include <stdio.h>
 
-uint64_t michi_dt_valid[1024];
+uint32_t michi_dt_builtin_tab[256];
 
 struct dt_name {
 	MPI_Datatype dt;
@@ -93,11 +93,14 @@ void michi_dt_init(void)
 {
 	size_t i;
 
-	memset(michi_dt_valid, 0, sizeof(michi_dt_valid));
+	/* no builtin handle is all ones: empty slots never match */
+	memset(michi_dt_builtin_tab, 0xff, sizeof(michi_dt_builtin_tab));
 	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++) {
-		uint32_t k = (uint32_t)builtins[i].dt & 0xffffu;
+		uint32_t k = (uint32_t)builtins[i].dt & 0xffu;
 
-		michi_dt_valid[k >> 6] |= 1ull << (k & 63);
+		/* MPICH numbers its builtins uniquely in the low byte */
+		MICHI_ASSERT_ALWAYS(michi_dt_builtin_tab[k] == 0xffffffffu);
+		michi_dt_builtin_tab[k] = (uint32_t)builtins[i].dt;
 	}
 }
 

@@ -125,6 +125,26 @@ static inline void *michi_obj_alloc(int kind)
 	return o;
 }
 
+/* Pop a free object without growing the slab: NULL when none is free.
+ * For leaf fast paths, which fall back to michi_obj_alloc's caller. */
+static inline void *michi_obj_pop(int kind)
+{
+	struct michi_slab *s = &michi_slabs[kind];
+	struct michi_free *f = s->free;
+	struct michi_obj *o;
+
+	if (unlikely(f == NULL))
+		return NULL;
+	s->free = f->next;
+	o = (struct michi_obj *)f;
+	o->tag = MICHI_TAG(kind);
+	o->refs = 1;
+#ifndef NDEBUG
+	s->live++;
+#endif
+	return o;
+}
+
 static inline void michi_obj_free(int kind, void *p)
 {
 	struct michi_slab *s = &michi_slabs[kind];
@@ -167,7 +187,10 @@ struct michi_dtype {
 	int contig;
 };
 
-extern uint64_t michi_dt_valid[1024];   /* bitmap over the low 16 bits of builtin handles */
+/* Each builtin handle at the slot of its low byte (MPICH numbers them
+ * uniquely there); all ones elsewhere. One load and one compare check a
+ * handle whole: prefix, size and number. */
+extern uint32_t michi_dt_builtin_tab[256];
 
 static inline int michi_dt_is_builtin(MPI_Datatype dt)
 {
@@ -176,9 +199,7 @@ static inline int michi_dt_is_builtin(MPI_Datatype dt)
 
 static inline int michi_dt_builtin_valid(MPI_Datatype dt)
 {
-	uint32_t i = (uint32_t)dt & 0xffffu;
-
-	return michi_dt_is_builtin(dt) && (michi_dt_valid[i >> 6] >> (i & 63)) & 1;
+	return michi_dt_builtin_tab[(uint32_t)dt & 0xffu] == (uint32_t)dt;
 }
 
 /* Size and extent of a datatype that error checking accepted. Builtins
@@ -215,8 +236,10 @@ const char *michi_dt_name(MPI_Datatype dt);
 
 struct michi_comm {
 	struct michi_obj h;
-	int rank, size;
+	/* ctx then rank: together they are the (ctx, src_rank) word of an
+	 * MTMI frame header, loaded at once by the send fast path */
 	uint32_t ctx;          /* point-to-point context; ctx + 1 for collectives */
+	int rank, size;
 	int *peers;            /* world rank of each comm rank */
 	MPI_Errhandler errhandler;
 	MPI_Comm handle;
@@ -224,6 +247,16 @@ struct michi_comm {
 };
 
 extern struct michi_comm michi_comm_world, michi_comm_self;
+
+static inline uint64_t michi_comm_ctx_src(const struct michi_comm *c)
+{
+	uint64_t w;
+
+	__builtin_memcpy(&w, &c->ctx, sizeof(w));
+	return w;
+}
+_Static_assert(offsetof(struct michi_comm, rank) == offsetof(struct michi_comm, ctx) + 4,
+	       "michi_comm_ctx_src reads ctx and rank as one word");
 
 /* Resolve a communicator handle: WORLD first, the common case. */
 static inline struct michi_comm *michi_comm_get(MPI_Comm comm)

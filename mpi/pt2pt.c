@@ -247,10 +247,61 @@ isend(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag
 	return MPI_SUCCESS;
 }
 
-int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+/*
+ * Leaf fast paths of MPI_Isend and MPI_Irecv. They make every check the
+ * general path makes, then take the common case: an in-place eager send
+ * of a small payload (a peer on this host) or an exact receive that no
+ * unexpected message matches. Anything else (an error to report,
+ * PROC_NULL, wildcards, a device without in-place frames, a full ring, an
+ * empty request slab) leaves before any state changed, and a tail call
+ * hands the arguments to the general path, which checks again and does
+ * the rest. Every call on the fast path is a tail call, so the compiler
+ * saves no register and builds no frame.
+ */
+static __attribute__((noinline)) int
+isend_standard(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
 	       MPI_Comm comm, MPI_Request *request)
 {
 	return isend(buf, count, datatype, dest, tag, comm, request, MTMI_MODE_STANDARD, "MPI_Isend");
+}
+
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	       MPI_Comm comm, MPI_Request *request)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	struct michi_request *r;
+	struct mtmi_hdr *hp;
+	uint64_t tok;
+	size_t len;
+	int peer;
+
+	/* outside MPI_Init..MPI_Finalize every communicator's size is 0
+	 * (mpi/init.c), so the rank check also sends those calls on */
+	if (unlikely(!c || !request || !buf || count < 0 ||
+		     (unsigned)dest >= (unsigned)c->size ||
+		     (unsigned)tag > (unsigned)michi_state.tag_ub ||
+		     !michi_dt_builtin_valid(datatype)))
+		goto general;
+	len = (size_t)count * (((uint32_t)datatype >> 8) & 0xff);
+	peer = c->peers[dest];
+	/* larger payloads are copied by memcpy: the general path's call;
+	 * the request slab is looked at first since a reserved frame must
+	 * be committed */
+	if (unlikely(len > MTMI_COPY_INLINE_MAX ||
+		     !michi_slabs[MICHI_KIND_REQUEST].free ||
+		     !mtmi_eager_begin(len, peer, &hp, &tok)))
+		goto general;
+	r = michi_obj_pop(MICHI_KIND_REQUEST);
+	r->kind = MICHI_REQ_SEND;
+	r->comm = c;
+	r->m.on_complete = NULL;
+	*request = (MPI_Request)michi_p2h(r);
+	if (unlikely(mtmi_eager_commit(hp, tok, buf, len, peer, michi_comm_ctx_src(c), tag,
+				       &r->m)))
+		return mtmi_eager_wake(peer);
+	return MPI_SUCCESS;
+general:
+	return isend_standard(buf, count, datatype, dest, tag, comm, request);
 }
 MICHI_ALIAS(Isend)
 
@@ -300,10 +351,47 @@ irecv(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
 	return MPI_SUCCESS;
 }
 
+static inline __attribute__((always_inline)) int
+irecv_fast(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+	   MPI_Comm comm, MPI_Request *request)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	struct michi_request *r;
+	struct mtmi_bucket *b;
+
+	if (unlikely(!c || !request || !buf || count < 0 ||
+		     (unsigned)source >= (unsigned)c->size ||
+		     (unsigned)tag > (unsigned)michi_state.tag_ub ||
+		     !michi_dt_builtin_valid(datatype)))
+		return 0;
+	b = mtmi_recv_bucket(source, tag, c->ctx);
+	if (unlikely(!b))
+		return 0;
+	r = michi_obj_pop(MICHI_KIND_REQUEST);
+	if (unlikely(!r))
+		return 0;
+	r->kind = MICHI_REQ_RECV;
+	r->comm = c;
+	r->m.on_complete = NULL;
+	mtmi_recv_post(b, buf, (size_t)count * (((uint32_t)datatype >> 8) & 0xff),
+		       c->peers[source], source, tag, c->ctx, &r->m);
+	*request = (MPI_Request)michi_p2h(r);
+	return 1;
+}
+
+static __attribute__((noinline)) int
+irecv_any(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+	  MPI_Comm comm, MPI_Request *request)
+{
+	return irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv");
+}
+
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 	       MPI_Comm comm, MPI_Request *request)
 {
-	return irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv");
+	if (likely(irecv_fast(buf, count, datatype, source, tag, comm, request)))
+		return MPI_SUCCESS;
+	return irecv_any(buf, count, datatype, source, tag, comm, request);
 }
 MICHI_ALIAS(Irecv)
 

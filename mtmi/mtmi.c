@@ -14,9 +14,18 @@
 #include "mtmi_priv.h"
 
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* mtmi_eager_commit writes the header as six words */
+_Static_assert(offsetof(struct mtmi_hdr, type) == 8 && offsetof(struct mtmi_hdr, seq) == 12 &&
+	       offsetof(struct mtmi_hdr, ctx) == 16 && offsetof(struct mtmi_hdr, src_rank) == 20 &&
+	       offsetof(struct mtmi_hdr, tag) == 24 && offsetof(struct mtmi_hdr, sid) == 32 &&
+	       offsetof(struct mtmi_hdr, aux) == 40, "mtmi header word layout");
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "mtmi_eager_commit packs header words little-endian");
 
 uint64_t mtmi_post_seq;
 uint32_t *mtmi_tx_seq;

@@ -107,8 +107,12 @@ static inline void mtmi_req_finish(struct mtmi_req *r)
 		r->on_complete(r);
 }
 
+/* Payloads up to this many bytes are copied inline, with no call. */
+#define MTMI_COPY_INLINE_MAX 256
+
 /* Copy a payload that is usually a few bytes without a call: two
- * overlapping loads and stores cover any length within each range. */
+ * overlapping loads and stores cover any length within each range, and
+ * 16-byte steps up to MTMI_COPY_INLINE_MAX. */
 static inline __attribute__((always_inline)) void mtmi_copy(void *dst, const void *src,
 							     size_t n)
 {
@@ -137,45 +141,128 @@ static inline __attribute__((always_inline)) void mtmi_copy(void *dst, const voi
 		}
 		return;
 	}
+	if (n <= MTMI_COPY_INLINE_MAX) {
+		size_t i;
+		char last[16];
+
+		__builtin_memcpy(last, s + n - 16, 16);
+		for (i = 0; i + 16 < n; i += 16)
+			__builtin_memcpy(d + i, s + i, 16);
+		__builtin_memcpy(d + n - 16, last, 16);
+		return;
+	}
 	memcpy(d, s, n);
+}
+
+/*
+ * The eager in-place send in two steps, for callers that want to check
+ * everything before changing anything (the MPI core's leaf fast paths):
+ * mtmi_eager_begin reserves the frame and returns 1 with its header
+ * slot, or returns 0 changing nothing when this send cannot take the
+ * in-place path (too large, a device without in-place frames, no room
+ * now); a reserved frame must be committed at once: mtmi_eager_commit
+ * fills the frame, publishes it and completes r, whose
+ * owner has set no on_complete hook (it is not called); when it returns
+ * nonzero the caller calls mtmi_eager_wake(peer), out of line.
+ */
+static inline __attribute__((always_inline)) int
+mtmi_eager_begin(size_t len, int peer, struct mtmi_hdr **hp, uint64_t *tok)
+{
+	/* the device refuses frames above its eager limit */
+	return michi_dev_frame_begin(michi_dev_for_peer[peer], peer, len, (void **)hp, tok);
+}
+
+/* The header's (ctx, src_rank) word, as the MPI core keeps it per
+ * communicator (struct michi_comm: ctx then rank). */
+static inline uint64_t mtmi_ctx_src(uint32_t ctx, int src_rank)
+{
+	return ctx | (uint64_t)(uint32_t)src_rank << 32;
+}
+
+/* Returns nonzero when the receiver must be woken: mtmi_eager_wake. */
+static inline __attribute__((always_inline)) int
+mtmi_eager_commit(struct mtmi_hdr *hp, uint64_t tok, const void *buf, size_t len, int peer,
+		  uint64_t ctx_src, int tag, struct mtmi_req *r)
+{
+	uint64_t *w = (uint64_t *)hp;
+
+	r->done = 1;
+	r->error = 0;
+	r->cancelled = 0;
+	r->type = MTMI_REQ_SEND;
+	r->count = len;
+	/* whole words: type, flags and rsvd with seq; ctx with src_rank;
+	 * tag with rsvd2 (the layout is checked in mtmi.c) */
+	w[0] = len;
+	w[1] = MTMI_F_EAGER | (uint64_t)mtmi_tx_seq[peer]++ << 32;
+	w[2] = ctx_src;
+	w[3] = (uint32_t)tag;
+	w[4] = (uintptr_t)r;
+	w[5] = 0;
+	mtmi_copy(hp + 1, buf, len);
+	return michi_dev_frame_end(peer, hp, tok);
+}
+
+static inline int mtmi_eager_wake(int peer)
+{
+	return michi_dev_frame_wake(peer);
 }
 
 static inline __attribute__((always_inline)) michi_status_t
 mtmi_isend_inline(const void *buf, size_t len, int peer, int src_rank, int tag,
 		  uint32_t ctx, int mode, struct mtmi_req *r)
 {
-	struct michi_device *d = michi_dev_for_peer[peer];
 	struct mtmi_hdr *hp;
 	uint64_t tok;
 
-	if (unlikely(len > d->eager_limit || mode == MTMI_MODE_SYNC))
+	if (unlikely(mode == MTMI_MODE_SYNC ||
+		     len > michi_dev_for_peer[peer]->eager_limit))
 		return mtmi_isend_slow(buf, len, peer, src_rank, tag, ctx, mode, r);
-	hp = michi_dev_frame_begin(d, peer, len, &tok);
-	if (unlikely(hp == NULL))
+	if (unlikely(!mtmi_eager_begin(len, peer, &hp, &tok)))
 		return mtmi_isend_eager(buf, len, peer, src_rank, tag, ctx, r);
-	/* complete before the frame goes out: nothing can tell the
-	 * difference, and the stores into the frame come after */
-	r->done = 1;
-	r->error = 0;
-	r->cancelled = 0;
-	r->type = MTMI_REQ_SEND;
-	r->count = len;
-	hp->len = len;
-	hp->type = MTMI_F_EAGER;
-	hp->flags = 0;
-	hp->rsvd = 0;
-	hp->seq = mtmi_tx_seq[peer]++;
-	hp->ctx = ctx;
-	hp->src_rank = src_rank;
-	hp->tag = tag;
-	hp->rsvd2 = 0;
-	hp->sid = (uintptr_t)r;
-	hp->aux = 0;
-	mtmi_copy(hp + 1, buf, len);
-	michi_dev_frame_end(peer, hp, tok);
+	/* complete before the frame goes out: nothing can tell the difference */
+	if (unlikely(mtmi_eager_commit(hp, tok, buf, len, peer, mtmi_ctx_src(ctx, src_rank),
+				       tag, r)))
+		mtmi_eager_wake(peer);
 	if (unlikely(r->on_complete != NULL))
 		r->on_complete(r);
 	return MICHI_OK;
+}
+
+/*
+ * The fast receive in two steps, as the send: mtmi_recv_bucket changes
+ * nothing and returns the bucket an exact (src_rank >= 0, tag >= 0)
+ * receive would be posted on, or NULL when it must look further (an
+ * unexpected message may match, or a peer failed); mtmi_recv_post posts.
+ */
+static inline __attribute__((always_inline)) struct mtmi_bucket *
+mtmi_recv_bucket(int src_rank, int tag, uint32_t ctx)
+{
+	struct mtmi_bucket *b = &mtmi_buckets[mtmi_hash(ctx, src_rank, tag)];
+
+	if (unlikely(b->unexp.head != NULL || mtmi_nfailed))
+		return NULL;
+	return b;
+}
+
+static inline __attribute__((always_inline)) void
+mtmi_recv_post(struct mtmi_bucket *b, void *buf, size_t len, int peer, int src_rank,
+	       int tag, uint32_t ctx, struct mtmi_req *r)
+{
+	r->done = 0;
+	r->error = 0;
+	r->cancelled = 0;
+	r->type = MTMI_REQ_RECV;
+	r->buf = buf;
+	r->len = len;
+	r->peer = peer;
+	r->src_match = src_rank;
+	r->tag_match = tag;
+	r->ctx = ctx;
+	r->post_seq = mtmi_post_seq++;
+	r->flags = MTMI_RF_POSTED;
+	r->priv = &b->posted;
+	mtmi_rlist_append(&b->posted, r);
 }
 
 static inline __attribute__((always_inline)) michi_status_t

@@ -64,6 +64,23 @@ void shm_wake_slow(struct shm_proc *p)
 	futex_call(&p->futex, FUTEX_WAKE, 1, NULL);
 }
 
+michi_status_t shm_tx_table(int nranks)
+{
+	if (shm.tx)
+		return MICHI_OK;
+	shm.tx = calloc((size_t)nranks, sizeof(*shm.tx));
+	if (!shm.tx)
+		return michi_err(MICHI_ERR_NOMEM, "shm: no memory for the send table of %d ranks",
+				 nranks);
+	return MICHI_OK;
+}
+
+int shm_frame_wake(int peer)
+{
+	shm_wake_slow(shm.tx[peer].peer);
+	return 0;
+}
+
 static michi_status_t shm_init(struct michi_job *job)
 {
 	/* the segment needs the host map, known after the fence */

@@ -43,9 +43,10 @@
 #define SHM_POS_MASK ((1ull << 48) - 1)
 #define SHM_MAX_REC_CELLS 65535u                   /* 16 bits in the stamp */
 
+/* pos stays below 2^48 (2^48 cells are 16 PiB through one ring) */
 static inline uint64_t shm_stamp(uint64_t pos, uint64_t ncells, uint64_t key)
 {
-	return ((pos & SHM_POS_MASK) | (ncells << 48)) ^ key;
+	return (pos | (ncells << 48)) ^ key;
 }
 
 /* Per local rank, in the segment: what peers read to reach it. */
@@ -95,21 +96,30 @@ struct shm_txq {
 	struct iovec iov[4];      /* payload (the header's iov is not kept) */
 };
 
-/* Sending side of one ring, indexed by world rank in shm_tx[]. */
+/* Sending side of one ring, indexed by world rank in shm_tx[]: what the
+ * inline path reads first, in one line; 128 bytes so that indexing is a
+ * shift. */
 struct shm_tx {
 	char *cells;              /* double mapping: 2 * ring_bytes */
 	uint64_t tail;            /* next cell to write, since start */
-	uint64_t head_cache;      /* the consumer's head as last read */
-	uint64_t ncells;
+	uint64_t limit;           /* head_cache + ncells: first cell not free */
+	uint64_t fast_lim;        /* first_max + 1 when nothing is queued, else 0
+				   * (0 too for ranks shm does not serve): an
+				   * in-place frame needs len < fast_lim */
 	uint64_t mask;
 	uint64_t key;
+	struct shm_proc *peer;    /* the receiver, to wake it */
+	uint64_t head_cache;      /* the consumer's head as last read */
+	/* second line: the slow path's */
+	uint64_t ncells;
 	size_t first_max;         /* largest payload in one first record
 				   * (shm_chunk bytes less the headers) */
 	struct shm_ring_ctl *ctl;
-	struct shm_proc *peer;    /* the receiver, to wake it */
 	struct shm_txq *qhead, *qtail;
 	size_t nqueued;
+	char pad[16];
 };
+_Static_assert(sizeof(struct shm_tx) == 128, "shm_tx is two lines");
 
 /* Receiving side of one ring. */
 struct shm_rx {
@@ -171,6 +181,10 @@ int shm_tx_ready(struct shm_tx *t);
 void shm_tx_fail(struct shm_tx *t, michi_status_t st);
 
 size_t shm_chunk_bytes(size_t ring_bytes);
+
+/* The per-rank send table, allocated by the device layer for every job
+ * (zeroed: no rank served) so that inline paths can index it blindly. */
+michi_status_t shm_tx_table(int nranks);
 
 /* shm_seg.c */
 michi_status_t shm_seg_attach(struct michi_job *job);

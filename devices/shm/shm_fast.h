@@ -26,8 +26,7 @@ shm_send_fast(int peer, const struct iovec *iov, int iovcnt, void *cookie)
 	uint64_t pos = t->tail;
 	char *c;
 
-	if (unlikely(len > t->first_max || t->qhead != NULL || iovcnt > 2 ||
-		     pos + nc - t->head_cache > t->ncells))
+	if (unlikely(len >= t->fast_lim || iovcnt > 2 || pos + nc > t->limit))
 		return shm_send_slow(peer, iov, iovcnt, cookie);
 	c = t->cells + ((pos & t->mask) << SHM_CELL_SHIFT);
 	memcpy(c + SHM_REC_HDR, iov[0].iov_base, MICHI_FRAME_HDR_SIZE);
@@ -41,35 +40,39 @@ shm_send_fast(int peer, const struct iovec *iov, int iovcnt, void *cookie)
 }
 
 /*
- * In-place frames (device.h, michi_dev_frame_begin): the header slot of a
- * one-record frame of len payload bytes, or NULL when the frame would not
- * go out at once (then MTMI uses send, which queues). *nc_out carries the
- * record's cells to shm_frame_end, which publishes it.
+ * In-place frames (device.h, michi_dev_frame_begin): reserve a
+ * one-record frame of len payload bytes when it can go out at once (else
+ * MTMI uses send, which queues) and return its header slot. The record's
+ * stamp travels in *tok to shm_frame_end, which publishes it and says
+ * whether the receiver sleeps (then shm_frame_wake, out of line, wakes
+ * it). Nothing else may be sent to the peer in between.
  */
-static inline __attribute__((always_inline)) void *
-shm_frame_begin(int peer, uint64_t len, uint64_t *nc_out)
+static inline __attribute__((always_inline)) int
+shm_frame_begin(int peer, uint64_t len, void **hdr, uint64_t *tok)
 {
 	struct shm_tx *t = &shm.tx[peer];
 	uint64_t nc = (SHM_FIRST_HDR + len + SHM_CELL - 1) >> SHM_CELL_SHIFT;
 	uint64_t pos = t->tail;
 
-	if (unlikely(len > t->first_max || t->qhead != NULL ||
-		     pos + nc - t->head_cache > t->ncells))
-		return NULL;
-	*nc_out = nc;
-	return t->cells + ((pos & t->mask) << SHM_CELL_SHIFT) + SHM_REC_HDR;
-}
-
-static inline __attribute__((always_inline)) void
-shm_frame_end(int peer, void *hdr, uint64_t nc)
-{
-	struct shm_tx *t = &shm.tx[peer];
-	uint64_t pos = t->tail;
-
-	atomic_store_explicit((_Atomic uint64_t *)((char *)hdr - SHM_REC_HDR),
-			      shm_stamp(pos, nc, t->key), memory_order_release);
+	if (unlikely(len >= t->fast_lim || pos + nc > t->limit))
+		return 0;
 	t->tail = pos + nc;
-	shm_notify(t->peer);
+	*tok = shm_stamp(pos, nc, t->key);
+	*hdr = t->cells + ((pos & t->mask) << SHM_CELL_SHIFT) + SHM_REC_HDR;
+	return 1;
 }
+
+static inline __attribute__((always_inline)) int
+shm_frame_end(int peer, void *hdr, uint64_t tok)
+{
+	atomic_store_explicit((_Atomic uint64_t *)((char *)hdr - SHM_REC_HDR), tok,
+			      memory_order_release);
+	if (likely(!shm.wake))
+		return 0;
+	atomic_thread_fence(memory_order_seq_cst);
+	return atomic_load_explicit(&shm.tx[peer].peer->sleeping, memory_order_relaxed) != 0;
+}
+
+int shm_frame_wake(int peer) __attribute__((noinline));
 
 #endif

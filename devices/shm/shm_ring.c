@@ -17,6 +17,7 @@
 #include "shm.h"
 
 #include <stdlib.h>
+#include <sys/types.h>
 #include <string.h>
 
 /* Copy n payload bytes of q into dst, advancing through its iovecs. */
@@ -49,6 +50,7 @@ static inline uint64_t tx_free_cells(struct shm_tx *t, uint64_t want)
 	if (t->ncells - used >= want)
 		return t->ncells - used;
 	t->head_cache = atomic_load_explicit(&t->ctl->head, memory_order_acquire);
+	t->limit = t->head_cache + t->ncells;
 	return t->ncells - (t->tail - t->head_cache);
 }
 
@@ -101,8 +103,16 @@ static int tx_write(struct shm_tx *t, struct shm_txq *q)
 		/* the first record small: the receiver starts copying out soon */
 		size_t cmax = q->hdr_sent && q->left > t->first_max ? chunk_stream(t)
 								   : t->first_max + SHM_FIRST_HDR;
-		size_t n = q->left < cmax - hdr ? q->left : cmax - hdr;
-		uint64_t nc = (hdr + n + SHM_CELL - 1) >> SHM_CELL_SHIFT;
+		/* the receiver takes a record's payload as all its cells hold
+		 * (or the rest of the frame): every record but the last is
+		 * filled to its last cell */
+		size_t cap = (cmax & ~(size_t)(SHM_CELL - 1)) - hdr;
+		size_t n, nc;
+
+		if ((ssize_t)cap <= 0)
+			cap = SHM_CELL - hdr;
+		n = q->left < cap ? q->left : cap;
+		nc = (hdr + n + SHM_CELL - 1) >> SHM_CELL_SHIFT;
 		char *c;
 
 		if (tx_free_cells(t, nc) < nc)
@@ -147,6 +157,7 @@ static void tx_queue_add(struct shm_tx *t, struct shm_txq *q)
 	t->qtail = q;
 	if (t->nqueued++ == 0) {
 		shm.ntxbusy++;
+		t->fast_lim = 0;   /* no frame may pass the queued ones */
 		/* the consumer wakes us when it frees room (when we may sleep) */
 		atomic_store_explicit(&t->ctl->tx_waiting, 1, memory_order_seq_cst);
 	}
@@ -162,6 +173,7 @@ static void tx_queue_pop(struct shm_tx *t)
 		t->qtail = NULL;
 	if (--t->nqueued == 0) {
 		shm.ntxbusy--;
+		t->fast_lim = t->first_max + 1;
 		atomic_store_explicit(&t->ctl->tx_waiting, 0, memory_order_relaxed);
 	}
 	shm.pending--;

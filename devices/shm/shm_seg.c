@@ -251,7 +251,12 @@ static michi_status_t seg_map_rings(int fd, const struct michi_job *job, int *lo
 		t->ncells = ncells;
 		t->mask = ncells - 1;
 		t->tail = t->head_cache = 0;
+		t->limit = ncells;
+		/* in-place frames stay within the eager limit (device.h) */
 		t->first_max = shm_chunk_bytes(rb) - SHM_FIRST_HDR;
+		if (t->first_max > michi_device_shm.eager_limit)
+			t->first_max = michi_device_shm.eager_limit;
+		t->fast_lim = t->first_max + 1;
 		t->peer = &shm.procs[p];
 		r->ctl = seg_ring_ctl(shm.ctl, n, in);
 		r->key = r->ctl->key;
@@ -294,7 +299,6 @@ michi_status_t shm_seg_attach(struct michi_job *job)
 		free(locals);
 		return MICHI_OK;
 	}
-	shm.tx = calloc((size_t)job->size, sizeof(*shm.tx));
 	shm.rx = calloc((size_t)n - 1, sizeof(*shm.rx));
 	if (!shm.tx || !shm.rx) {
 		free(locals);
