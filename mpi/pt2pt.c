@@ -215,13 +215,39 @@ static int req_done_new(struct michi_comm *c, int source, MPI_Request *request, 
 	return MPI_SUCCESS;
 }
 
+/* A nonblocking send whose arguments were checked; iov: a standard
+ * eager send known not to fit in place (MTMI's device send path). */
+static inline __attribute__((always_inline)) int
+isend_start(struct michi_comm *c, const void *buf, size_t len, int dest, int tag,
+	    MPI_Request *request, int mode, const char *fname, int iov)
+{
+	struct michi_request *r;
+	michi_status_t st;
+
+	r = michi_req_alloc();
+	if (unlikely(!r))
+		return michi_err_nomem(c, fname);
+	r->kind = MICHI_REQ_SEND;
+	r->comm = c;
+	r->m.on_complete = NULL;
+	if (iov && len <= michi_dev_for_peer[c->peers[dest]]->eager_limit)
+		st = mtmi_isend_iov(buf, len, c->peers[dest], c->rank, tag, c->ctx, &r->m);
+	else
+		st = mtmi_isend_inline(buf, len, c->peers[dest], c->rank, tag, c->ctx, mode,
+				       &r->m);
+	if (unlikely(st < 0)) {
+		michi_req_free(r);
+		return start_error(c, st, fname);
+	}
+	*request = (MPI_Request)michi_p2h(r);
+	return MPI_SUCCESS;
+}
+
 static inline __attribute__((always_inline)) int
 isend(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
 			MPI_Comm comm, MPI_Request *request, int mode, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
-	struct michi_request *r;
-	michi_status_t st;
 	int err;
 
 	MICHI_CHECK_INIT(fname);
@@ -231,20 +257,8 @@ isend(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag
 		return michi_err_null(c, fname, "request");
 	if (unlikely(dest == MPI_PROC_NULL))
 		return req_done_new(c, MPI_PROC_NULL, request, fname);
-	r = michi_req_alloc();
-	if (unlikely(!r))
-		return michi_err_nomem(c, fname);
-	r->kind = MICHI_REQ_SEND;
-	r->comm = c;
-	r->m.on_complete = NULL;
-	st = mtmi_isend_inline(buf, michi_dt_bytes(datatype, count), c->peers[dest], c->rank,
-			       tag, c->ctx, mode, &r->m);
-	if (unlikely(st < 0)) {
-		michi_req_free(r);
-		return start_error(c, st, fname);
-	}
-	*request = (MPI_Request)michi_p2h(r);
-	return MPI_SUCCESS;
+	return isend_start(c, buf, michi_dt_bytes(datatype, count), dest, tag, request, mode,
+			   fname, 0);
 }
 
 /*
@@ -263,6 +277,28 @@ isend_standard(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	       MPI_Comm comm, MPI_Request *request)
 {
 	return isend(buf, count, datatype, dest, tag, comm, request, MTMI_MODE_STANDARD, "MPI_Isend");
+}
+
+/* Arguments checked by the fast path (a valid rank and a builtin type),
+ * which did not send in place: a larger payload or no free request
+ * (checked), or a frame the device cannot take in place now: over tcp,
+ * a full ring (checked_iov, the device's send). */
+static __attribute__((noinline)) int
+isend_checked(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	      MPI_Comm comm, MPI_Request *request)
+{
+	return isend_start(michi_comm_get(comm), buf,
+			   (size_t)count * (((uint32_t)datatype >> 8) & 0xff), dest, tag,
+			   request, MTMI_MODE_STANDARD, "MPI_Isend", 0);
+}
+
+static __attribute__((noinline)) int
+isend_checked_iov(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+		  MPI_Comm comm, MPI_Request *request)
+{
+	return isend_start(michi_comm_get(comm), buf,
+			   (size_t)count * (((uint32_t)datatype >> 8) & 0xff), dest, tag,
+			   request, MTMI_MODE_STANDARD, "MPI_Isend", 1);
 }
 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -287,10 +323,10 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	/* larger payloads are copied by memcpy: the general path's call;
 	 * the request slab is looked at first since a reserved frame must
 	 * be committed */
-	if (unlikely(len > MTMI_COPY_INLINE_MAX ||
-		     !michi_slabs[MICHI_KIND_REQUEST].free ||
-		     !mtmi_eager_begin(len, peer, &hp, &tok)))
-		goto general;
+	if (unlikely(len > MTMI_COPY_INLINE_MAX || !michi_slabs[MICHI_KIND_REQUEST].free))
+		goto checked;
+	if (unlikely(!mtmi_eager_begin(len, peer, &hp, &tok)))
+		goto checked_iov;
 	r = michi_obj_pop(MICHI_KIND_REQUEST);
 	r->kind = MICHI_REQ_SEND;
 	r->comm = c;
@@ -302,6 +338,10 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	return MPI_SUCCESS;
 general:
 	return isend_standard(buf, count, datatype, dest, tag, comm, request);
+checked:
+	return isend_checked(buf, count, datatype, dest, tag, comm, request);
+checked_iov:
+	return isend_checked_iov(buf, count, datatype, dest, tag, comm, request);
 }
 MICHI_ALIAS(Isend)
 

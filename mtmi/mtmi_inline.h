@@ -7,9 +7,8 @@
  * Fast send: an eager standard or ready message (size <= the peer's
  * device eager limit) to a device with in-place frames (shm) is written
  * straight into the peer's ring, header and payload, and completes at
- * once. Over other devices (tcp) it is one header on the stack and one
- * device send, in mtmi_isend_eager, out of line so that the shared-memory
- * path stays short. Fast
+ * once. Over other devices (tcp), or when the ring has no room, it is
+ * one header on the stack and one device send (mtmi_isend_iov). Fast
  * receive: an exact (source, tag) receive looks at one hash bucket of the
  * unexpected queue and, when it is empty, appends itself to the same
  * bucket's posted list. Everything else (wildcards, rendezvous, sync
@@ -64,8 +63,7 @@ extern unsigned mtmi_nfailed;        /* peers that failed so far */
 
 michi_status_t mtmi_isend_slow(const void *buf, size_t len, int peer, int src_rank,
 			       int tag, uint32_t ctx, int mode, struct mtmi_req *r);
-michi_status_t mtmi_isend_eager(const void *buf, size_t len, int peer, int src_rank,
-				int tag, uint32_t ctx, struct mtmi_req *r);
+michi_status_t mtmi_isend_queued(struct mtmi_req *r, michi_status_t st, int peer);
 michi_status_t mtmi_irecv_slow(struct mtmi_req *r, struct mtmi_bucket *b);
 
 static inline uint32_t mtmi_hash(uint32_t ctx, int src_rank, int tag)
@@ -208,6 +206,44 @@ static inline int mtmi_eager_wake(int peer)
 	return michi_dev_frame_wake(peer);
 }
 
+/* An eager send through the device's send(): header on the stack,
+ * payload from the caller's buffer (tcp's inline sendmsg). */
+static inline __attribute__((always_inline)) michi_status_t
+mtmi_isend_iov(const void *buf, size_t len, int peer, int src_rank, int tag, uint32_t ctx,
+	       struct mtmi_req *r)
+{
+	struct michi_device *d = michi_dev_for_peer[peer];
+	struct mtmi_hdr h;
+	struct iovec iov[2];
+	michi_status_t st;
+
+	r->done = 0;
+	r->error = 0;
+	r->cancelled = 0;
+	r->type = MTMI_REQ_SEND;
+	r->count = len;
+	h.len = len;
+	h.type = MTMI_F_EAGER;
+	h.flags = 0;
+	h.rsvd = 0;
+	h.seq = mtmi_tx_seq[peer]++;
+	h.ctx = ctx;
+	h.src_rank = src_rank;
+	h.tag = tag;
+	h.rsvd2 = 0;
+	h.sid = (uintptr_t)r;
+	h.aux = 0;
+	iov[0].iov_base = &h;
+	iov[0].iov_len = sizeof(h);
+	iov[1].iov_base = (void *)buf;
+	iov[1].iov_len = len;
+	st = michi_dev_send(d, peer, iov, 2, r);
+	if (unlikely(st != MICHI_OK))
+		return mtmi_isend_queued(r, st, peer);
+	mtmi_req_finish(r);
+	return MICHI_OK;
+}
+
 static inline __attribute__((always_inline)) michi_status_t
 mtmi_isend_inline(const void *buf, size_t len, int peer, int src_rank, int tag,
 		  uint32_t ctx, int mode, struct mtmi_req *r)
@@ -218,8 +254,8 @@ mtmi_isend_inline(const void *buf, size_t len, int peer, int src_rank, int tag,
 	if (unlikely(mode == MTMI_MODE_SYNC ||
 		     len > michi_dev_for_peer[peer]->eager_limit))
 		return mtmi_isend_slow(buf, len, peer, src_rank, tag, ctx, mode, r);
-	if (unlikely(!mtmi_eager_begin(len, peer, &hp, &tok)))
-		return mtmi_isend_eager(buf, len, peer, src_rank, tag, ctx, r);
+	if (!mtmi_eager_begin(len, peer, &hp, &tok))
+		return mtmi_isend_iov(buf, len, peer, src_rank, tag, ctx, r);
 	/* complete before the frame goes out: nothing can tell the difference */
 	if (unlikely(mtmi_eager_commit(hp, tok, buf, len, peer, mtmi_ctx_src(ctx, src_rank),
 				       tag, r)))

@@ -74,51 +74,16 @@ static void pending_add(struct mtmi_req *r, int peer, uint32_t seq)
 	mtmi_rlist_append(&mtmi_pending_sends, r);
 }
 
-/*
- * An eager standard or ready send through the device's send(): header on
- * the stack, payload from the user's buffer. Complete at once when the
- * device took every byte; else pending until its send_done.
- */
-michi_status_t mtmi_isend_eager(const void *buf, size_t len, int peer, int src_rank,
-				int tag, uint32_t ctx, struct mtmi_req *r)
+/* The device queued (or refused) an eager frame of mtmi_isend_iov. */
+michi_status_t mtmi_isend_queued(struct mtmi_req *r, michi_status_t st, int peer)
 {
-	struct michi_device *d = michi_dev_for_peer[peer];
-	struct mtmi_hdr h;
-	struct iovec iov[2];
-	michi_status_t st;
-
-	r->done = 0;
-	r->error = 0;
-	r->cancelled = 0;
-	r->type = MTMI_REQ_SEND;
-	r->count = len;
-	h.len = len;
-	h.type = MTMI_F_EAGER;
-	h.flags = 0;
-	h.rsvd = 0;
-	h.seq = mtmi_tx_seq[peer]++;
-	h.ctx = ctx;
-	h.src_rank = src_rank;
-	h.tag = tag;
-	h.rsvd2 = 0;
-	h.sid = (uintptr_t)r;
-	h.aux = 0;
-	iov[0].iov_base = &h;
-	iov[0].iov_len = sizeof(h);
-	iov[1].iov_base = (void *)buf;
-	iov[1].iov_len = len;
-	st = michi_dev_send(d, peer, iov, 2, r);
-	if (likely(st == MICHI_OK)) {
-		mtmi_req_finish(r);
-		return MICHI_OK;
-	}
 	if (st < 0) {
 		/* nothing left: the frame number goes to the next frame */
 		mtmi_tx_seq[peer]--;
 		return st;
 	}
 	r->flags = MTMI_RF_WAIT_SEND;
-	pending_add(r, peer, h.seq);
+	pending_add(r, peer, mtmi_tx_seq[peer] - 1);
 	return MICHI_INPROGRESS;
 }
 
