@@ -64,6 +64,11 @@ michi_status_t coll_reduce_binomial(const struct coll_comm *c, const void *sbuf,
 michi_status_t coll_allreduce_recdbl(const struct coll_comm *c, const void *sbuf, void *rbuf,
 				     size_t count, const struct coll_op *op);
 
+/* Flat allreduce through rank 0, inputs combined in rank order; for
+ * small messages on a few ranks of one host. sbuf NULL: in place. */
+michi_status_t coll_allreduce_flat(const struct coll_comm *c, const void *sbuf, void *rbuf,
+				   size_t count, const struct coll_op *op);
+
 /*
  * Linear gather/scatter and ring allgather. Block i of the root's (or, for
  * allgather, everyone's) buffer holds counts[i] elements at displs[i]

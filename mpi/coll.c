@@ -198,6 +198,14 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 }
 MICHI_ALIAS(Reduce)
 
+static int coll_flat_ranks = 8;
+MICHI_TUNABLE(coll_flat_ranks, "coll_allreduce_flat_ranks", MICHI_T_INT, "8", MICHI_LEVEL_TUNER,
+	      "most ranks (from 5) for which a small allreduce on one host goes flat through "
+	      "rank 0 (0: always recursive doubling)");
+static size_t coll_flat_bytes = 256;
+MICHI_TUNABLE(coll_flat_bytes, "coll_allreduce_flat_bytes", MICHI_T_SIZE, "256",
+	      MICHI_LEVEL_TUNER, "largest allreduce (bytes) that may go flat through rank 0");
+
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
 		   MPI_Op op, MPI_Comm comm)
 {
@@ -215,6 +223,11 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 		return MPI_SUCCESS;
 	coll_comm_of(c, &cc);
 	coll_op_of(&o, op, datatype);
+	/* every rank decides alike: the host map and the sizes are the job's */
+	if (c->size > 4 && c->size <= coll_flat_ranks && michi_state.single_host &&
+	    (size_t)count * o.extent <= coll_flat_bytes)
+		return coll_done(c, coll_allreduce_flat(&cc, sendbuf == MPI_IN_PLACE ? NULL : sendbuf,
+							recvbuf, (size_t)count, &o), fname);
 	return coll_done(c, coll_allreduce_recdbl(&cc, sendbuf == MPI_IN_PLACE ? NULL : sendbuf,
 						  recvbuf, (size_t)count, &o), fname);
 }

@@ -194,7 +194,7 @@ static int do_init(const char *fname, int required, int *provided)
 {
 	char key[32], prefix[300];
 	michi_status_t st;
-	int have_key;
+	int have_key, i;
 
 	if (michi_state.initialized || michi_state.finalized) {
 		fprintf(stderr, "Fatal error in %s: MPI was already %s (rank %d)\n", fname,
@@ -244,6 +244,10 @@ static int do_init(const char *fname, int required, int *provided)
 		st = host_map_build();
 	if (st)
 		return init_fail(fname, st);
+	michi_state.single_host = 1;
+	for (i = 0; i < job.size; i++)
+		if (job.host_of[i] != job.host_of[0])
+			michi_state.single_host = 0;
 	st = michi_devices_post_fence(&job);
 	if (st)
 		return init_fail(fname, st);

@@ -351,6 +351,7 @@ struct michi_state {
 	int thread_level;
 	int rank, size;        /* world */
 	int tag_ub;
+	int single_host;       /* every rank of the job shares one host */
 	const char *host;
 };
 
