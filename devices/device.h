@@ -159,10 +159,12 @@ static inline __attribute__((always_inline)) michi_status_t michi_dev_send(struc
 					    const struct iovec *iov, int iovcnt, void *cookie)
 {
 #ifndef MICHI_DEV_NO_INLINE   /* unit tests of MTMI over fake devices */
-	if (likely(d == &michi_device_shm))
-		return shm_send_fast(peer, iov, iovcnt, cookie);
+	/* tcp first: a caller that passes &michi_device_tcp gets its path
+	 * alone (MTMI's shm sends go in place, this is shm's fallback) */
 	if (likely(d == &michi_device_tcp))
 		return tcp_send_fast(peer, iov, iovcnt, cookie);
+	if (likely(d == &michi_device_shm))
+		return shm_send_fast(peer, iov, iovcnt, cookie);
 #endif
 	return d->send(peer, iov, iovcnt, cookie);
 }

@@ -292,6 +292,32 @@ isend_checked(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 			   request, MTMI_MODE_STANDARD, "MPI_Isend", 0);
 }
 
+/* A checked eager send to a tcp peer: the fast path hands over what it
+ * computed (in the argument registers it came with, so that the call
+ * stays a jump), and only tcp's inline send is compiled in. */
+static __attribute__((noinline)) int
+isend_checked_tcp(const void *buf, size_t len, int peer, int tag, struct michi_comm *c,
+		  int unused, MPI_Request *request)
+{
+	struct michi_request *r;
+	michi_status_t st;
+
+	(void)unused;
+	r = michi_req_alloc();
+	if (unlikely(!r))
+		return michi_err_nomem(c, "MPI_Isend");
+	r->kind = MICHI_REQ_SEND;
+	r->comm = c;
+	r->m.on_complete = NULL;
+	st = mtmi_isend_dev(&michi_device_tcp, buf, len, peer, michi_comm_ctx_src(c), tag, &r->m);
+	if (unlikely(st < 0)) {
+		michi_req_free(r);
+		return start_error(c, st, "MPI_Isend");
+	}
+	*request = (MPI_Request)michi_p2h(r);
+	return MPI_SUCCESS;
+}
+
 static __attribute__((noinline)) int
 isend_checked_iov(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
 		  MPI_Comm comm, MPI_Request *request)
@@ -325,8 +351,12 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	 * be committed */
 	if (unlikely(len > MTMI_COPY_INLINE_MAX || !michi_slabs[MICHI_KIND_REQUEST].free))
 		goto checked;
-	if (unlikely(!mtmi_eager_begin(len, peer, &hp, &tok)))
+	if (unlikely(!mtmi_eager_begin(len, peer, &hp, &tok))) {
+		/* tcp's eager limit is at least MTMI_COPY_INLINE_MAX */
+		if (michi_dev_for_peer[peer] == &michi_device_tcp)
+			return isend_checked_tcp(buf, len, peer, tag, c, 0, request);
 		goto checked_iov;
+	}
 	r = michi_obj_pop(MICHI_KIND_REQUEST);
 	r->kind = MICHI_REQ_SEND;
 	r->comm = c;

@@ -170,12 +170,6 @@ mtmi_eager_begin(size_t len, int peer, struct mtmi_hdr **hp, uint64_t *tok)
 	return michi_dev_frame_begin(michi_dev_for_peer[peer], peer, len, (void **)hp, tok);
 }
 
-/* The header's (ctx, src_rank) word, as the MPI core keeps it per
- * communicator (struct michi_comm: ctx then rank). */
-static inline uint64_t mtmi_ctx_src(uint32_t ctx, int src_rank)
-{
-	return ctx | (uint64_t)(uint32_t)src_rank << 32;
-}
 
 /* Returns nonzero when the receiver must be woken: mtmi_eager_wake. */
 static inline __attribute__((always_inline)) int
@@ -206,42 +200,67 @@ static inline int mtmi_eager_wake(int peer)
 	return michi_dev_frame_wake(peer);
 }
 
-/* An eager send through the device's send(): header on the stack,
- * payload from the caller's buffer (tcp's inline sendmsg). */
-static inline __attribute__((always_inline)) michi_status_t
-mtmi_isend_iov(const void *buf, size_t len, int peer, int src_rank, int tag, uint32_t ctx,
-	       struct mtmi_req *r)
+/* The header's (ctx, src_rank) word, as the MPI core keeps it per
+ * communicator (struct michi_comm: ctx then rank). */
+static inline uint64_t mtmi_ctx_src(uint32_t ctx, int src_rank)
 {
-	struct michi_device *d = michi_dev_for_peer[peer];
-	struct mtmi_hdr h;
+	return ctx | (uint64_t)(uint32_t)src_rank << 32;
+}
+
+/* An eager send through device d's send() (d serves peer): header on
+ * the stack, payload from the caller's buffer (tcp's inline sendmsg). A
+ * caller that knows d at compile time gets only that device's path. */
+static inline __attribute__((always_inline)) michi_status_t
+mtmi_isend_dev_hook(struct michi_device *d, const void *buf, size_t len, int peer,
+		    uint64_t ctx_src, int tag, struct mtmi_req *r, int hook)
+{
+	uint64_t h[MICHI_FRAME_HDR_SIZE / 8];   /* a struct mtmi_hdr, as words */
 	struct iovec iov[2];
 	michi_status_t st;
 
-	r->done = 0;
+	/* done stays as it was until the device answers: devices call
+	 * send_done only from progress, never inside send */
 	r->error = 0;
 	r->cancelled = 0;
 	r->type = MTMI_REQ_SEND;
 	r->count = len;
-	h.len = len;
-	h.type = MTMI_F_EAGER;
-	h.flags = 0;
-	h.rsvd = 0;
-	h.seq = mtmi_tx_seq[peer]++;
-	h.ctx = ctx;
-	h.src_rank = src_rank;
-	h.tag = tag;
-	h.rsvd2 = 0;
-	h.sid = (uintptr_t)r;
-	h.aux = 0;
-	iov[0].iov_base = &h;
+	h[0] = len;
+	h[1] = MTMI_F_EAGER | (uint64_t)mtmi_tx_seq[peer]++ << 32;
+	h[2] = ctx_src;
+	h[3] = (uint32_t)tag;
+	h[4] = (uintptr_t)r;
+	h[5] = 0;
+	iov[0].iov_base = h;
 	iov[0].iov_len = sizeof(h);
 	iov[1].iov_base = (void *)buf;
 	iov[1].iov_len = len;
 	st = michi_dev_send(d, peer, iov, 2, r);
-	if (unlikely(st != MICHI_OK))
+	if (unlikely(st != MICHI_OK)) {
+		r->done = 0;
 		return mtmi_isend_queued(r, st, peer);
-	mtmi_req_finish(r);
+	}
+	if (hook)
+		mtmi_req_finish(r);
+	else
+		r->done = 1;
 	return MICHI_OK;
+}
+
+/* For callers whose request has no on_complete hook (not called);
+ * ctx_src as mtmi_ctx_src() makes it. */
+static inline __attribute__((always_inline)) michi_status_t
+mtmi_isend_dev(struct michi_device *d, const void *buf, size_t len, int peer,
+	       uint64_t ctx_src, int tag, struct mtmi_req *r)
+{
+	return mtmi_isend_dev_hook(d, buf, len, peer, ctx_src, tag, r, 0);
+}
+
+static inline __attribute__((always_inline)) michi_status_t
+mtmi_isend_iov(const void *buf, size_t len, int peer, int src_rank, int tag, uint32_t ctx,
+	       struct mtmi_req *r)
+{
+	return mtmi_isend_dev_hook(michi_dev_for_peer[peer], buf, len, peer,
+				   mtmi_ctx_src(ctx, src_rank), tag, r, 1);
 }
 
 static inline __attribute__((always_inline)) michi_status_t

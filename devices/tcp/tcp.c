@@ -28,7 +28,7 @@ struct tcp_state tcp;
 
 static size_t tcp_eager_limit = 65536;
 MICHI_TUNABLE(tcp_eager_limit, "tcp_eager_limit", MICHI_T_SIZE, "65536",
-	      MICHI_LEVEL_TUNER, "largest message tcp sends eagerly (bytes)");
+	      MICHI_LEVEL_TUNER, "largest message tcp sends eagerly (bytes, at least 256)");
 static double tcp_finalize_timeout = 10.0;
 MICHI_TUNABLE(tcp_finalize_timeout, "tcp_finalize_timeout", MICHI_T_DOUBLE, "10",
 	      MICHI_LEVEL_TUNER, "seconds finalize waits to flush queued tcp frames and "
@@ -135,7 +135,9 @@ static michi_status_t tcp_init(struct michi_job *job)
 		goto err_close_listener;
 	}
 	michi_debug("tcp: rank %d card %s", tcp.rank, card);
-	michi_device_tcp.eager_limit = tcp_eager_limit;
+	/* at least what MPI_Isend's fast path copies inline (256 B), which
+	 * then never needs to ask: smaller limits buy nothing over tcp */
+	michi_device_tcp.eager_limit = tcp_eager_limit < 256 ? 256 : tcp_eager_limit;
 	tcp.inited = 1;
 	return MICHI_OK;
 

@@ -12,7 +12,9 @@
 #ifndef MICHI_TCP_FAST_H
 #define MICHI_TCP_FAST_H
 
+#include <errno.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -30,6 +32,29 @@ michi_status_t tcp_send_slow(int peer, const struct iovec *iov, int iovcnt, void
 michi_status_t tcp_send_partial(int peer, const struct iovec *iov, int iovcnt, void *cookie,
 				ssize_t n) __attribute__((noinline, cold));
 
+/* sendmsg(2) without libc's wrapper (its cancellation bookkeeping is
+ * most of the cost of a small send's path) where the system call
+ * convention is known; errno as libc would set it. */
+static inline __attribute__((always_inline)) ssize_t
+tcp_sendmsg(int fd, const struct msghdr *m, int flags)
+{
+#if defined(__x86_64__) && defined(__linux__)
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_sendmsg), "D"((long)fd), "S"(m), "d"((long)flags)
+			 : "rcx", "r11", "memory");
+	if (unlikely(ret < 0)) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return ret;
+#else
+	return sendmsg(fd, m, flags);
+#endif
+}
+
 static inline __attribute__((always_inline)) michi_status_t tcp_send_fast(int peer, const struct iovec *iov, int iovcnt,
 					   void *cookie)
 {
@@ -44,7 +69,7 @@ static inline __attribute__((always_inline)) michi_status_t tcp_send_fast(int pe
 	/* the frame is the 48-byte header plus the length its first word says */
 	total = iov[0].iov_len + *(const uint64_t *)iov[0].iov_base;
 	/* MSG_NOSIGNAL: a closed peer gives EPIPE, not SIGPIPE */
-	n = sendmsg(fd, &tcp_fast_msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+	n = tcp_sendmsg(fd, &tcp_fast_msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 	if (likely((size_t)n == total))
 		return MICHI_OK;
 	return tcp_send_partial(peer, iov, iovcnt, cookie, n);
