@@ -98,8 +98,12 @@ struct michi_device {
 	int (*block)(int timeout_ms);
 	/* Optional: copy len bytes at address raddr in peer's memory into
 	 * dst, synchronously (single-copy rendezvous). MICHI_ERR_UNSUPPORTED
-	 * when not possible with this peer: MTMI then asks for the data. */
+	 * when not possible with this peer: MTMI then asks for the data.
+	 * len 0 only asks whether it is possible. */
 	michi_status_t (*pull)(int peer, void *dst, uint64_t raddr, size_t len);
+	/* Optional: the other way, len bytes at src into peer's memory at
+	 * raddr (the sender's half of a split rendezvous). */
+	michi_status_t (*push)(int peer, uint64_t raddr, const void *src, size_t len);
 	/* Optional, after post_fence: whether this device can serve rank
 	 * (NULL: every rank). */
 	int (*reaches)(int rank);

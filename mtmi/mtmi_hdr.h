@@ -29,7 +29,12 @@ enum mtmi_frame_type {
 	MTMI_F_CANCEL_REQ,     /* withdraw message aux (its seq) of request sid */
 	MTMI_F_CANCEL_ACK,     /* flags = 1 withdrawn, 0 too late: sid */
 	MTMI_F_FIN,            /* receiver pulled the RTS's data itself: sid,
-				* size = bytes taken */
+				* size = bytes taken; flags = 1: the part it
+				* pulled after a PUSH failed */
+	MTMI_F_PUSH,           /* receiver pulls the first part, asks the sender
+				* to write the rest: sid, aux = where (receiver's
+				* address), size = bytes, off = from where */
+	MTMI_F_PUSHED,         /* sender wrote it (flags 0) or could not (1): sid */
 };
 
 struct mtmi_hdr {
@@ -45,8 +50,13 @@ struct mtmi_hdr {
 		};
 		uint64_t size;     /* CTS: bytes the receiver takes */
 	};
-	int32_t tag;
-	uint32_t rsvd2;
+	union {
+		struct {
+			int32_t tag;
+			uint32_t rsvd2;
+		};
+		uint64_t off;      /* PUSH: offset in the send buffer */
+	};
 	uint64_t sid;          /* sender's request */
 	uint64_t aux;          /* RTS: message size; CTS/DATA: receiver's request;
 				* CANCEL_REQ: seq of the message to withdraw */

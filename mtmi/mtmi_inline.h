@@ -31,11 +31,14 @@ enum {
 	MTMI_RF_WAIT_CTS = 0x04,     /* rendezvous: CTS not yet back */
 	MTMI_RF_WAIT_CANCEL = 0x08,  /* CANCEL_REQ sent, CANCEL_ACK not back */
 	MTMI_RF_INCALL = 0x10,       /* inside mtmi_isend's own device call */
-	MTMI_RF_WAIT_MASK = 0x1f,    /* a send completes when none is left */
+	MTMI_RF_WAIT_FIN = 0x20,     /* split rendezvous: receiver still reading */
+	MTMI_RF_WAIT_FIN2 = 0x40,    /* ... and reading the part our push missed */
+	MTMI_RF_WAIT_MASK = 0x7f,    /* a send completes when none is left */
 	MTMI_RF_PENDING = 0x100,     /* on the pending-send list */
 	MTMI_RF_POSTED = 0x200,      /* recv on a posted list (priv = list) */
 	MTMI_RF_WAIT_DATA = 0x400,   /* recv matched an RTS, on the active list */
 	MTMI_RF_WAIT_RADDR = 0x800,  /* recv matched an RTS whose address is coming */
+	MTMI_RF_WAIT_PUSH = 0x1000,  /* split rendezvous: sender's half not written yet */
 };
 
 struct mtmi_msg;

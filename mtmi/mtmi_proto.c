@@ -14,7 +14,9 @@
  * the sender's memory (shm with CMA) the RTS carries the buffer's address
  * and the receiver pulls the bytes itself once matched, then sends FIN:
  * one copy and no DATA frame; if the pull is not permitted it falls back
- * to CTS. Cancel of a send asks the
+ * to CTS. From rndv_split_min up, when the device can also write into
+ * the receiver's memory, the two split the copy: the receiver asks the
+ * sender (PUSH) to write the second half while it pulls the first. Cancel of a send asks the
  * receiver to withdraw the message from its unexpected queue. A send
  * completes when no wait flag is left (MTMI_RF_WAIT_MASK), whatever the
  * order the acknowledgements come in.
@@ -28,9 +30,14 @@
 struct mtmi_rlist mtmi_pending_sends;   /* sends that did not complete in isend */
 struct mtmi_rlist mtmi_active_recvs;    /* receives waiting for rendezvous DATA */
 
+static size_t mtmi_split_min = 65536;
+MICHI_TUNABLE(mtmi_split_min, "rndv_split_min", MICHI_T_SIZE, "64k", MICHI_LEVEL_TUNER,
+	      "smallest rendezvous that receiver and sender copy together, half each, over a "
+	      "device that can pull and push (0: the receiver copies alone)");
+
 /* A header-only frame (no payload, no completion to track). */
-static michi_status_t ctl_send(int peer, uint8_t type, uint8_t flags, uint64_t sid,
-			       uint64_t aux, uint64_t size)
+static michi_status_t ctl_send_off(int peer, uint8_t type, uint8_t flags, uint64_t sid,
+				   uint64_t aux, uint64_t size, uint64_t off)
 {
 	struct mtmi_hdr h;
 	struct iovec iov;
@@ -41,6 +48,7 @@ static michi_status_t ctl_send(int peer, uint8_t type, uint8_t flags, uint64_t s
 	h.flags = flags;
 	h.seq = mtmi_tx_seq[peer]++;
 	h.size = size;
+	h.off = off;
 	h.sid = sid;
 	h.aux = aux;
 	iov.iov_base = &h;
@@ -51,6 +59,12 @@ static michi_status_t ctl_send(int peer, uint8_t type, uint8_t flags, uint64_t s
 		return st;
 	}
 	return MICHI_OK;
+}
+
+static michi_status_t ctl_send(int peer, uint8_t type, uint8_t flags, uint64_t sid,
+			       uint64_t aux, uint64_t size)
+{
+	return ctl_send_off(peer, type, flags, sid, aux, size, 0);
 }
 
 /* ---- send side ---------------------------------------------------------- */
@@ -209,11 +223,39 @@ static void on_fin(int peer, const struct mtmi_hdr *h)
 {
 	struct mtmi_req *s = (struct mtmi_req *)(uintptr_t)h->sid;
 
-	if (unlikely(!(s->flags & MTMI_RF_WAIT_CTS) || h->size > s->len)) {
+	uint32_t want = h->flags ? MTMI_RF_WAIT_FIN2 : MTMI_RF_WAIT_CTS | MTMI_RF_WAIT_FIN;
+
+	if (unlikely(!(s->flags & want) || h->size > s->len)) {
 		michi_error("mtmi: unexpected FIN from rank %d, ignored", peer);
 		return;
 	}
-	s->flags &= ~MTMI_RF_WAIT_CTS;
+	s->flags &= ~want;
+	mtmi_send_check_done(s);
+}
+
+/*
+ * Split rendezvous, sender's side: the receiver pulls the first part and
+ * asks us to write the rest into its buffer, so both cores copy at once.
+ * We complete on its FIN (it has stopped reading our buffer); if our
+ * write is refused, it pulls that part too and says so with FIN flags 1.
+ */
+static void on_push(int peer, const struct mtmi_hdr *h)
+{
+	struct mtmi_req *s = (struct mtmi_req *)(uintptr_t)h->sid;
+	struct michi_device *d = michi_dev_for_peer[peer];
+	michi_status_t st = MICHI_ERR_UNSUPPORTED;
+
+	if (unlikely(!(s->flags & MTMI_RF_WAIT_CTS) || h->off > s->len ||
+		     h->size > s->len - h->off)) {
+		michi_error("mtmi: unexpected PUSH from rank %d, ignored", peer);
+		return;
+	}
+	s->flags = (s->flags & ~MTMI_RF_WAIT_CTS) | MTMI_RF_WAIT_FIN;
+	if (d->push)
+		st = d->push(peer, h->aux, (const char *)s->buf + h->off, h->size);
+	if (st < 0)
+		s->flags |= MTMI_RF_WAIT_FIN2;
+	ctl_send(peer, MTMI_F_PUSHED, st < 0, h->sid, 0, 0);
 	mtmi_send_check_done(s);
 }
 
@@ -275,6 +317,21 @@ static void rts_matched(struct mtmi_req *r, int peer, uint64_t sid, size_t size,
 	r->msg_len = size;
 	r->remote_id = sid;
 	r->peer = peer;
+	if (raddr && d->pull && d->push && mtmi_split_min && n >= mtmi_split_min &&
+	    d->pull(peer, NULL, raddr, 0) == MICHI_OK) {
+		/* half each, split on a page */
+		size_t k = (n / 2) & ~(size_t)4095;
+
+		r->raddr = raddr;
+		r->flags = MTMI_RF_WAIT_PUSH;
+		mtmi_rlist_append(&mtmi_active_recvs, r);
+		ctl_send_off(peer, MTMI_F_PUSH, 0, sid, (uintptr_t)r->buf + k, n - k, k);
+		st = d->pull(peer, r->buf, raddr, k);
+		/* from here on we read no more of the sender's buffer */
+		ctl_send(peer, MTMI_F_FIN, 0, sid, 0, k);
+		r->error = st < 0 ? st : 0;   /* reported at PUSHED */
+		return;
+	}
 	if (raddr && d->pull) {
 		st = n ? d->pull(peer, r->buf, raddr, n) : MICHI_OK;
 		if (st != MICHI_ERR_UNSUPPORTED) {
@@ -465,6 +522,36 @@ static void on_data(int peer, const struct mtmi_hdr *h, struct michi_rx *rx)
 	mtmi_rx_cur[peer] = r;
 }
 
+/* Split rendezvous, receiver's side: the sender wrote its part (flags
+ * 0), or could not, and we pull that part as well (flags 1). */
+static void on_pushed(int peer, const struct mtmi_hdr *h)
+{
+	struct mtmi_req *r;
+	michi_status_t st;
+	size_t n, k;
+
+	for (r = mtmi_active_recvs.head; r; r = r->next)
+		if ((r->flags & MTMI_RF_WAIT_PUSH) && r->peer == peer && r->remote_id == h->sid)
+			break;
+	if (unlikely(!r)) {
+		michi_error("mtmi: PUSHED from rank %d for no waiting receive, ignored", peer);
+		return;
+	}
+	mtmi_rlist_del(&mtmi_active_recvs, r);
+	st = r->error;
+	if (h->flags) {
+		michi_status_t s2;
+
+		n = r->msg_len < r->len ? r->msg_len : r->len;
+		k = (n / 2) & ~(size_t)4095;
+		s2 = michi_dev_for_peer[peer]->pull(peer, (char *)r->buf + k, r->raddr + k, n - k);
+		ctl_send(peer, MTMI_F_FIN, 1, h->sid, 0, n - k);
+		if (st == MICHI_OK)
+			st = s2;
+	}
+	mtmi_recv_complete(r, st);
+}
+
 static void on_cancel_req(int peer, const struct mtmi_hdr *h)
 {
 	struct mtmi_msg *m = mtmi_queue_find_seq(peer, (uint32_t)h->aux);
@@ -517,6 +604,12 @@ void mtmi_dev_recv_hdr(int peer, const void *hdr, struct michi_rx *rx)
 		return;
 	case MTMI_F_FIN:
 		on_fin(peer, h);
+		return;
+	case MTMI_F_PUSH:
+		on_push(peer, h);
+		return;
+	case MTMI_F_PUSHED:
+		on_pushed(peer, h);
 		return;
 	}
 	michi_error("mtmi: frame of unknown type %u from rank %d, discarded",
@@ -724,7 +817,8 @@ void mtmi_dev_peer_failed(int peer, michi_status_t st)
 			continue;
 		if (r->error == 0)
 			r->error = MICHI_ERR_PEER;
-		r->flags &= ~(MTMI_RF_WAIT_ACK | MTMI_RF_WAIT_CTS | MTMI_RF_WAIT_CANCEL);
+		r->flags &= ~(MTMI_RF_WAIT_ACK | MTMI_RF_WAIT_CTS | MTMI_RF_WAIT_CANCEL |
+			      MTMI_RF_WAIT_FIN | MTMI_RF_WAIT_FIN2);
 		mtmi_send_check_done(r);
 	}
 	mtmi_queue_fail_peer(peer, MICHI_ERR_PEER);

@@ -88,6 +88,7 @@ static michi_status_t shm_init(struct michi_job *job)
 	if (strcmp(shm_cma_mode, "off") == 0) {
 		shm.cma = -1;
 		michi_device_shm.pull = NULL;
+		michi_device_shm.push = NULL;
 		michi_debug("shm: CMA off: large messages take the pipelined two-copy path");
 	} else if (strcmp(shm_cma_mode, "auto") != 0 && strcmp(shm_cma_mode, "on") != 0) {
 		return michi_err(MICHI_ERR_INVAL, "MICHI_SHM_CMA=%s: use auto, on or off",
@@ -270,6 +271,8 @@ static michi_status_t shm_pull(int peer, void *dst, uint64_t raddr, size_t len)
 		shm.cma = cma_probe(local);
 	if (shm.cma < 0)
 		return MICHI_ERR_UNSUPPORTED;
+	if (len == 0)
+		return MICHI_OK;   /* the question whether it is possible */
 	while (done < len) {
 		struct iovec l = { (char *)dst + done, len - done };
 		struct iovec r = { (void *)(uintptr_t)(raddr + done), len - done };
@@ -288,6 +291,35 @@ static michi_status_t shm_pull(int peer, void *dst, uint64_t raddr, size_t len)
 			return MICHI_ERR_UNSUPPORTED;
 		}
 		return michi_err(MICHI_ERR_IO, "shm: pulling %zu bytes at 0x%llx from rank %d: %s",
+				 len, (unsigned long long)(raddr + done), peer,
+				 n < 0 ? strerror(errno) : "no progress");
+	}
+	return MICHI_OK;
+}
+
+static michi_status_t shm_push(int peer, uint64_t raddr, const void *src, size_t len)
+{
+	int local = shm.local_of[peer];
+	size_t done = 0;
+
+	if (shm.cma < 0)
+		return MICHI_ERR_UNSUPPORTED;
+	while (done < len) {
+		struct iovec l = { (char *)src + done, len - done };
+		struct iovec r = { (void *)(uintptr_t)(raddr + done), len - done };
+		ssize_t n = process_vm_writev(peer_pid(local), &l, 1, &r, 1, 0);
+
+		if (n > 0) {
+			done += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == ESRCH)
+			return michi_err(MICHI_ERR_PEER, "shm: rank %d exited during a push", peer);
+		if (n < 0 && (errno == EPERM || errno == ENOSYS) && done == 0)
+			return MICHI_ERR_UNSUPPORTED;
+		return michi_err(MICHI_ERR_IO, "shm: pushing %zu bytes to 0x%llx of rank %d: %s",
 				 len, (unsigned long long)(raddr + done), peer,
 				 n < 0 ? strerror(errno) : "no progress");
 	}
@@ -339,6 +371,7 @@ struct michi_device michi_device_shm = {
 	.pending = shm_pending,
 	.block = shm_block,
 	.pull = shm_pull,
+	.push = shm_push,
 	.reaches = shm_reaches,
 	.eager_limit = 16384,
 };
