@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# Side-by-side comparison runner (BENCH.md). It builds each benchmark once
+# Side-by-side comparison runner (BENCH.md). It builds each benchmark
+# (pingpong.c, and oversub.c for runs with more ranks than cores) once
 # with mpicc.mpich, runs that one binary on MPICH and on Michi (through
 # LD_LIBRARY_PATH=$MICHI_PREFIX/lib and Michi's mpirun), and an Open MPI
 # build on Open MPI; rounds are interleaved A,B,C,A,B,C so that drift hits
@@ -23,10 +24,11 @@ name=
 outroot=$here/results
 iters=
 sizes=
+budget=
 timeout_s=600
 foreign_max=0.30
 retries=1
-placement=core
+placement=
 lock=/tmp/michi-bench.lock
 
 usage() {
@@ -36,15 +38,28 @@ usage: $0 -N name [options]
   -b list     benchmarks, comma-separated (default $benches):
               lat  pingpong latency, half round trip (us)
               bw   pingpong bandwidth, window 64 (MB/s)
+              ring       blocking Send/Recv around all ranks, us per full
+                         lap (0 -> 1 -> ... -> n-1 -> 0)
+              allreduce  MPI_Allreduce MPI_SUM of size/4 ints, back to
+                         back (us per call, slowest rank)
+              allreduce-osu  the same with a barrier after each call, only
+                         the calls timed, mean over ranks (OSU's method)
   -d list     transports (default $transports): tcp = MPICH UCX_TLS=tcp,self,
               Open MPI ob1 + btl tcp,self on lo, Michi MICHI_DEVICE=tcp;
               shm = each implementation's default on one host
   -r rounds   interleaved rounds, at least 5 for results (default $rounds)
   -n ranks    rank count (default $ranks; more than the cores oversubscribes)
-  -i iters    iterations passed to the benchmark (its -i)
-  -m min:max  message sizes passed to the benchmark (its -m)
-  -p core|none  placement: core pins rank r to CPU r mod cores for every
-              implementation (default); none leaves all unbound
+  -i iters    iterations passed to the benchmark (its -i; for ring and
+              allreduce the most timed iterations per size)
+  -m min:max  message sizes passed to the benchmark (its -m; ring and
+              allreduce* default to 4:4)
+  -s secs     ring, allreduce*: timed seconds per size (default 1), after
+              a warm-up about half as long
+  -p core|none|default  placement: core pins rank r to CPU r mod cores for
+              every implementation (default up to one rank per core);
+              none leaves all unbound; default binds nothing and lets each
+              implementation behave as its defaults do when oversubscribed
+              (default above one rank per core)
   -o dir      results root (default $outroot)
   -T secs     time limit of one run (default $timeout_s)
   -F frac     foreign CPU (cores busy with other processes, averaged over
@@ -56,7 +71,7 @@ EOF
 	exit 2
 }
 
-while getopts "N:b:d:r:n:i:m:p:o:T:F:R:h" opt; do
+while getopts "N:b:d:r:n:i:m:s:p:o:T:F:R:h" opt; do
 	case $opt in
 	N) name=$OPTARG ;;
 	b) benches=$OPTARG ;;
@@ -65,6 +80,7 @@ while getopts "N:b:d:r:n:i:m:p:o:T:F:R:h" opt; do
 	n) ranks=$OPTARG ;;
 	i) iters=$OPTARG ;;
 	m) sizes=$OPTARG ;;
+	s) budget=$OPTARG ;;
 	p) placement=$OPTARG ;;
 	o) outroot=$OPTARG ;;
 	T) timeout_s=$OPTARG ;;
@@ -77,14 +93,15 @@ done
 [[ $name =~ ^[A-Za-z0-9._-]+$ ]] || { echo "compare.sh: -N takes letters, digits, . _ -" >&2; exit 2; }
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: -r needs a positive integer" >&2; exit 2; }
 [[ $ranks =~ ^[1-9][0-9]*$ && $ranks -ge 2 ]] || { echo "compare.sh: -n needs 2 ranks or more" >&2; exit 2; }
-[[ $placement == core || $placement == none ]] || usage
+[[ -z $placement || $placement =~ ^(core|none|default)$ ]] || usage
+[[ -z $budget || $budget =~ ^[0-9]*\.?[0-9]+$ ]] || usage
 [[ $retries =~ ^[0-9]+$ ]] || usage
 [[ $foreign_max =~ ^[0-9]*\.?[0-9]+$ ]] || usage
 [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || usage
 IFS=, read -r -a bench_list <<<"$benches"
 IFS=, read -r -a transport_list <<<"$transports"
 for b in "${bench_list[@]}"; do
-	case $b in lat|bw) ;; *) echo "compare.sh: unknown benchmark $b" >&2; exit 2 ;; esac
+	case $b in lat|bw|ring|allreduce|allreduce-osu) ;; *) echo "compare.sh: unknown benchmark $b" >&2; exit 2 ;; esac
 done
 for t in "${transport_list[@]}"; do
 	case $t in tcp|shm) ;; *) echo "compare.sh: unknown transport $t" >&2; exit 2 ;; esac
@@ -95,6 +112,14 @@ done
 
 ncores=$(nproc)
 clk_tck=$(getconf CLK_TCK)
+oversub=0
+[ $ranks -gt $ncores ] && oversub=1
+# Pinning two ranks to one core would measure the pinning, not the
+# implementation: oversubscribed runs keep each one's own defaults.
+if [ -z "$placement" ]; then
+	placement=core
+	[ $oversub = 1 ] && placement=default
+fi
 impls=(mpich openmpi)
 michi_note="Michi was not run: MICHI_PREFIX is unset or has no bin/mpirun."
 if [ -n "${MICHI_PREFIX:-}" ] && [ -x "$MICHI_PREFIX/bin/mpirun" ]; then
@@ -151,8 +176,10 @@ chmod +x "$build/place"
 
 # --- build ------------------------------------------------------------
 
-mpicc.mpich -O2 -std=gnu11 -o "$build/pingpong.mpich" "$here/pingpong.c"
-mpicc.openmpi -O2 -std=gnu11 -o "$build/pingpong.openmpi" "$here/pingpong.c"
+for prog in pingpong oversub; do
+	mpicc.mpich -O2 -std=gnu11 -o "$build/$prog.mpich" "$here/$prog.c"
+	mpicc.openmpi -O2 -std=gnu11 -o "$build/$prog.openmpi" "$here/$prog.c"
+done
 
 # The mpicc.mpich binary needs libmpich.so.12 (Debian's soname); Michi
 # installs libmpi.so.12, possibly without the alias.
@@ -178,6 +205,14 @@ bench_args() {
 	case $1 in
 	lat) a=(pingpong -t lat) ;;
 	bw) a=(pingpong -t bw) ;;
+	ring|allreduce)
+		a=(oversub -t $1)
+		[ -n "$budget" ] && a+=(-s "$budget")
+		;;
+	allreduce-osu)
+		a=(oversub -t allreduce -b)
+		[ -n "$budget" ] && a+=(-s "$budget")
+		;;
 	esac
 	[ -n "$iters" ] && a+=(-i "$iters")
 	[ -n "$sizes" ] && a+=(-m "$sizes")
@@ -203,9 +238,10 @@ make_cmd() {
 		;;
 	openmpi)
 		cmd=(env MICHI_BENCH_PLACE=$placement OMPI_ALLOW_RUN_AS_ROOT=1
-		     OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun.openmpi -n $ranks
-		     --bind-to none)
-		[ $ranks -gt $ncores ] && cmd+=(--oversubscribe)
+		     OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun.openmpi -n $ranks)
+		# Its own policy binds nothing once oversubscribed.
+		[ $placement = default ] || cmd+=(--bind-to none)
+		[ $oversub = 1 ] && cmd+=(--oversubscribe)
 		[ $tr = tcp ] && cmd+=(--mca pml ob1 --mca btl tcp,self
 				       --mca btl_tcp_if_include lo)
 		cmd+=("$build/place" "$build/$prog.openmpi")
@@ -330,9 +366,42 @@ summarize() {
 	END { flush() }'
 }
 
+# One size only: a bar per implementation, a single point per line
+# would hide the comparison.
+plot_bars() {
+	local sum=$1 png=$2 title=$3 ylabel=$4 dat=$build/plot.dat i=0 impl
+	title="$title, $(awk -F, 'NR == 2 { print $2; exit }' "$sum") B"
+	: >"$dat"
+	for impl in "${impls[@]}"; do
+		grep -q "^$impl," "$sum" || continue
+		awk -F, -v i=$i -v n=$impl '$1 == n { print i, n, $3, $4, $5 }' "$sum" >>"$dat"
+		i=$((i + 1))
+	done
+	[ $i -gt 0 ] || return 0
+	gnuplot <<EOF
+set terminal pngcairo noenhanced size 900,600 font ",11"
+set output '$png'
+set title "$title"
+set logscale y
+set ylabel "$ylabel"
+set grid ytics
+set style fill solid 0.5 border -1
+set boxwidth 0.6
+set xrange [-0.6:$i - 0.4]
+unset key
+plot '$dat' using 1:3:xtic(2) with boxes lc rgb "#4477aa", \\
+     '' using 1:3:4:5 with yerrorbars lc rgb "black" pt 0 lw 1.5, \\
+     '' using 1:5:(\$3 >= 100 ? sprintf("%.0f", \$3) : sprintf("%.3g", \$3)) with labels offset 0,1
+EOF
+}
+
 plot() {
 	local sum=$1 png=$2 title=$3 ylabel=$4 dat=$build/plot.dat i=0 impl
 	local -a parts=()
+	if [ "$(awk -F, 'NR > 1 { print $2 }' "$sum" | sort -u | wc -l)" = 1 ]; then
+		plot_bars "$@"
+		return
+	fi
 	: >"$dat"
 	for impl in "${impls[@]}"; do
 		grep -q "^$impl," "$sum" || continue
@@ -344,7 +413,7 @@ plot() {
 	[ $i -gt 0 ] || return 0
 	local IFS=,
 	gnuplot <<EOF
-set terminal pngcairo size 900,600 font ",11"
+set terminal pngcairo noenhanced size 900,600 font ",11"
 set output '$png'
 set title "$title"
 set logscale x 2
@@ -373,8 +442,8 @@ ratio_table() {
 			exit
 		}
 		if (nimpl == 3) {
-			print "| size (B) | Michi | MPICH | Open MPI | Michi vs better peer |"
-			print "|---:|---:|---:|---:|---:|"
+			print "| size (B) | Michi | MPICH | Open MPI | Michi vs MPICH | Michi vs Open MPI | Michi vs better peer |"
+			print "|---:|---:|---:|---:|---:|---:|---:|"
 		} else {
 			print "| size (B) | MPICH | Open MPI | MPICH vs Open MPI |"
 			print "|---:|---:|---:|---:|"
@@ -392,11 +461,13 @@ ratio_table() {
 			a = txt["mpich", s]; o = txt["openmpi", s]
 			if (nimpl == 3) {
 				hx = (("michi", s) in m) && m["michi", s] > 0
-				r = "-"
+				r = ra = ro = "-"
+				if (hx && ha) ra = adv(m["michi", s], m["mpich", s])
+				if (hx && ho) ro = adv(m["michi", s], m["openmpi", s])
 				if (hx && ha && ho) r = adv(m["michi", s], better(m["mpich", s], m["openmpi", s]))
-				else if (hx && ha) r = adv(m["michi", s], m["mpich", s])
-				else if (hx && ho) r = adv(m["michi", s], m["openmpi", s])
-				printf "| %d | %s | %s | %s | %s |\n", s, txt["michi", s], a, o, r
+				else if (hx && ha) r = ra
+				else if (hx && ho) r = ro
+				printf "| %d | %s | %s | %s | %s | %s | %s |\n", s, txt["michi", s], a, o, ra, ro, r
 			} else {
 				r = (ha && ho) ? adv(m["mpich", s], m["openmpi", s]) : "-"
 				printf "| %d | %s | %s | %s |\n", s, a, o, r
@@ -415,18 +486,30 @@ ratio_table() {
 	echo "openmpi: $(mpirun.openmpi --version 2>/dev/null | head -1)"
 	echo "michi: ${MICHI_PREFIX:-not run}"
 	echo "tree: $(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown)"
-	echo "ranks: $ranks, placement: $placement, rounds: $rounds"
+	echo "ranks: $ranks, placement: $placement, rounds: $rounds$([ $oversub = 1 ] && echo ', oversubscribed')"
 } >"$outdir/machine.txt"
 
 {
 	echo "# $name"
 	echo
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(sed -n 's/^model: //p' "$outdir/machine.txt"),"
-	echo "$ncores cores, $(uname -r). $ranks ranks$([ $ranks -gt $ncores ] && echo ' (oversubscribed)'),"
+	echo "$ncores cores, $(uname -r). $ranks ranks$([ $oversub = 1 ] && echo ' (oversubscribed)'),"
 	echo "placement $placement, $rounds interleaved rounds; median (min-max in the CSVs)."
 	echo "$michi_note"
+	if [ $oversub = 1 ]; then
+		echo
+		echo "**Oversubscribed:** $ranks ranks share $ncores cores, so a rank that waits"
+		echo "holds a core the rank it waits for may need."
+		if [ $placement = default ]; then
+			echo "No rank is bound; each implementation keeps its own defaults for"
+			echo "oversubscription (Open MPI: \`--oversubscribe\`, with which it yields"
+			echo "when idle; MPICH and Michi: none needed)."
+		else
+			echo "Placement $placement is the same for every implementation."
+		fi
+	fi
 	echo
-	echo "Ratios are of medians and read >1 = $([ ${#impls[@]} = 3 ] && echo 'Michi better than the better of MPICH and Open MPI' || echo 'MPICH better than Open MPI')."
+	echo "Ratios are of medians and read >1 = $([ ${#impls[@]} = 3 ] && echo 'Michi better (than MPICH, than Open MPI, than the better of the two)' || echo 'MPICH better than Open MPI')."
 	disturbed=$(grep -c ',disturbed$' "$outdir/load.csv" || true)
 	failed=$(grep -c ',failed$' "$outdir/load.csv" || true)
 	echo "Disturbed batches (other processes took more than $foreign_max cores on"
@@ -439,11 +522,17 @@ for tr in "${transport_list[@]}"; do
 		id=$b-$tr
 		summarize "$outdir/$id.csv" "$outdir/$id-discarded.csv" >"$outdir/$id-summary.csv"
 		case $b in
-		lat) unit="half round trip (us)"; lb=1; what="latency" ;;
-		bw) unit="bandwidth (MB/s)"; lb=0; what="bandwidth" ;;
+		lat) unit="half round trip (us)"; lb=1; what="latency"; title="pingpong latency" ;;
+		bw) unit="bandwidth (MB/s)"; lb=0; what="bandwidth"; title="pingpong bandwidth" ;;
+		ring) unit="us per full lap, $ranks hops"; lb=1; what="ring"
+		      title="ring, blocking Send/Recv" ;;
+		allreduce) unit="us per call"; lb=1; what="allreduce, back to back"
+			   title="MPI_Allreduce MPI_SUM of ints, back to back" ;;
+		allreduce-osu) unit="us per call"; lb=1; what="allreduce, barrier after each call"
+			   title="MPI_Allreduce MPI_SUM of ints, barrier after each" ;;
 		esac
 		plot "$outdir/$id-summary.csv" "$outdir/$id.png" \
-			"pingpong $what, $tr, $ranks ranks" "$unit"
+			"$title, $tr, $ranks ranks$([ $oversub = 1 ] && echo " on $ncores cores (oversubscribed)")" "$unit"
 		{
 			echo
 			echo "## $what, $tr ($unit)"
