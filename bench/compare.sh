@@ -548,4 +548,13 @@ for tr in "${transport_list[@]}"; do
 		} >>"$outdir/summary.md"
 	done
 done
+# Results are committed: no path of this machine in them. The scratch
+# directory, Michi's prefix and the repository become placeholders.
+repo=$(cd "$here/.." && pwd)
+for f in "$outdir"/runs.log "$outdir"/machine.txt "$outdir"/summary.md; do
+	[ -f "$f" ] || continue
+	sed -i -e "s|$build|<scratch>|g" \
+		${MICHI_PREFIX:+-e "s|$MICHI_PREFIX|<michi-prefix>|g"} \
+		-e "s|$repo|<repo>|g" "$f"
+done
 echo "compare.sh: results in $outdir"
