@@ -102,29 +102,6 @@ static inline uint32_t michi_p2h(const void *p)
 	return (uint32_t)(uintptr_t)p;
 }
 
-/* O(1): pop the kind's free stack, or take the next fresh object. */
-static inline void *michi_obj_alloc(int kind)
-{
-	struct michi_slab *s = &michi_slabs[kind];
-	struct michi_free *f = s->free;
-	struct michi_obj *o;
-
-	if (likely(f != NULL)) {
-		s->free = f->next;
-		o = (struct michi_obj *)f;
-	} else {
-		o = michi_slab_grow(s, kind);
-		if (unlikely(!o))
-			return NULL;
-	}
-	o->tag = MICHI_TAG(kind);
-	o->refs = 1;
-#ifndef NDEBUG
-	s->live++;
-#endif
-	return o;
-}
-
 /* Pop a free object without growing the slab: NULL when none is free.
  * For leaf fast paths, which fall back to michi_obj_alloc's caller. */
 static inline void *michi_obj_pop(int kind)
@@ -141,6 +118,24 @@ static inline void *michi_obj_pop(int kind)
 	o->refs = 1;
 #ifndef NDEBUG
 	s->live++;
+#endif
+	return o;
+}
+
+/* O(1): pop the kind's free stack, or take the next fresh object. */
+static inline void *michi_obj_alloc(int kind)
+{
+	struct michi_obj *o = michi_obj_pop(kind);
+
+	if (likely(o != NULL))
+		return o;
+	o = michi_slab_grow(&michi_slabs[kind], kind);
+	if (unlikely(!o))
+		return NULL;
+	o->tag = MICHI_TAG(kind);
+	o->refs = 1;
+#ifndef NDEBUG
+	michi_slabs[kind].live++;
 #endif
 	return o;
 }

@@ -155,6 +155,32 @@ static inline __attribute__((always_inline)) void mtmi_copy(void *dst, const voi
 	memcpy(d, s, n);
 }
 
+/* The header's (ctx, src_rank) word, as the MPI core keeps it per
+ * communicator (struct michi_comm: ctx then rank). */
+static inline uint64_t mtmi_ctx_src(uint32_t ctx, int src_rank)
+{
+	return ctx | (uint64_t)(uint32_t)src_rank << 32;
+}
+
+/* An eager send's request fields (all but done) and its header, written
+ * as whole words: type, flags and rsvd with seq; ctx with src_rank; tag
+ * with rsvd2 (the layout is checked in mtmi.c). */
+static inline __attribute__((always_inline)) void
+mtmi_eager_start(struct mtmi_req *r, uint64_t *w, size_t len, int peer, uint64_t ctx_src,
+		 int tag)
+{
+	r->error = 0;
+	r->cancelled = 0;
+	r->type = MTMI_REQ_SEND;
+	r->count = len;
+	w[0] = len;
+	w[1] = MTMI_F_EAGER | (uint64_t)mtmi_tx_seq[peer]++ << 32;
+	w[2] = ctx_src;
+	w[3] = (uint32_t)tag;
+	w[4] = (uintptr_t)r;
+	w[5] = 0;
+}
+
 /*
  * The eager in-place send in two steps, for callers that want to check
  * everything before changing anything (the MPI core's leaf fast paths):
@@ -182,18 +208,7 @@ mtmi_eager_commit(struct mtmi_hdr *hp, uint64_t tok, const void *buf, size_t len
 	uint64_t *w = (uint64_t *)hp;
 
 	r->done = 1;
-	r->error = 0;
-	r->cancelled = 0;
-	r->type = MTMI_REQ_SEND;
-	r->count = len;
-	/* whole words: type, flags and rsvd with seq; ctx with src_rank;
-	 * tag with rsvd2 (the layout is checked in mtmi.c) */
-	w[0] = len;
-	w[1] = MTMI_F_EAGER | (uint64_t)mtmi_tx_seq[peer]++ << 32;
-	w[2] = ctx_src;
-	w[3] = (uint32_t)tag;
-	w[4] = (uintptr_t)r;
-	w[5] = 0;
+	mtmi_eager_start(r, w, len, peer, ctx_src, tag);
 	mtmi_copy(hp + 1, buf, len);
 	return michi_dev_frame_end(peer, hp, tok);
 }
@@ -201,13 +216,6 @@ mtmi_eager_commit(struct mtmi_hdr *hp, uint64_t tok, const void *buf, size_t len
 static inline int mtmi_eager_wake(int peer)
 {
 	return michi_dev_frame_wake(peer);
-}
-
-/* The header's (ctx, src_rank) word, as the MPI core keeps it per
- * communicator (struct michi_comm: ctx then rank). */
-static inline uint64_t mtmi_ctx_src(uint32_t ctx, int src_rank)
-{
-	return ctx | (uint64_t)(uint32_t)src_rank << 32;
 }
 
 /* An eager send through device d's send() (d serves peer): header on
@@ -223,16 +231,7 @@ mtmi_isend_dev_hook(struct michi_device *d, const void *buf, size_t len, int pee
 
 	/* done stays as it was until the device answers: devices call
 	 * send_done only from progress, never inside send */
-	r->error = 0;
-	r->cancelled = 0;
-	r->type = MTMI_REQ_SEND;
-	r->count = len;
-	h[0] = len;
-	h[1] = MTMI_F_EAGER | (uint64_t)mtmi_tx_seq[peer]++ << 32;
-	h[2] = ctx_src;
-	h[3] = (uint32_t)tag;
-	h[4] = (uintptr_t)r;
-	h[5] = 0;
+	mtmi_eager_start(r, h, len, peer, ctx_src, tag);
 	iov[0].iov_base = h;
 	iov[0].iov_len = sizeof(h);
 	iov[1].iov_base = (void *)buf;
@@ -303,9 +302,10 @@ mtmi_recv_bucket(int src_rank, int tag, uint32_t ctx)
 	return b;
 }
 
+/* A receive's request fields, before it is posted or matched. */
 static inline __attribute__((always_inline)) void
-mtmi_recv_post(struct mtmi_bucket *b, void *buf, size_t len, int peer, int src_rank,
-	       int tag, uint32_t ctx, struct mtmi_req *r)
+mtmi_recv_init(struct mtmi_req *r, void *buf, size_t len, int peer, int src_rank, int tag,
+	       uint32_t ctx)
 {
 	r->done = 0;
 	r->error = 0;
@@ -317,6 +317,13 @@ mtmi_recv_post(struct mtmi_bucket *b, void *buf, size_t len, int peer, int src_r
 	r->src_match = src_rank;
 	r->tag_match = tag;
 	r->ctx = ctx;
+}
+
+static inline __attribute__((always_inline)) void
+mtmi_recv_post(struct mtmi_bucket *b, void *buf, size_t len, int peer, int src_rank,
+	       int tag, uint32_t ctx, struct mtmi_req *r)
+{
+	mtmi_recv_init(r, buf, len, peer, src_rank, tag, ctx);
 	r->post_seq = mtmi_post_seq++;
 	r->flags = MTMI_RF_POSTED;
 	r->priv = &b->posted;
@@ -329,16 +336,7 @@ mtmi_irecv_inline(void *buf, size_t len, int peer, int src_rank, int tag,
 {
 	struct mtmi_bucket *b;
 
-	r->done = 0;
-	r->error = 0;
-	r->cancelled = 0;
-	r->type = MTMI_REQ_RECV;
-	r->buf = buf;
-	r->len = len;
-	r->peer = peer;
-	r->src_match = src_rank;
-	r->tag_match = tag;
-	r->ctx = ctx;
+	mtmi_recv_init(r, buf, len, peer, src_rank, tag, ctx);
 	if (unlikely((src_rank | tag) < 0))
 		return mtmi_irecv_slow(r, NULL);
 	b = &mtmi_buckets[mtmi_hash(ctx, src_rank, tag)];

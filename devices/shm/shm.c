@@ -262,21 +262,23 @@ static int cma_probe(int local)
 	return -1;
 }
 
-static michi_status_t shm_pull(int peer, void *dst, uint64_t raddr, size_t len)
+/*
+ * Copy len bytes between our buffer and address raddr in peer's memory,
+ * with process_vm_readv (pull) or process_vm_writev (push), which may
+ * stop short. EPERM before any byte moved means the kernel forbids it:
+ * MICHI_ERR_UNSUPPORTED, and pulls are not tried again.
+ */
+static michi_status_t shm_cma_copy(int peer, void *buf, uint64_t raddr, size_t len, int push)
 {
-	int local = shm.local_of[peer];
+	pid_t pid = peer_pid(shm.local_of[peer]);
+	const char *what = push ? "push" : "pull";
 	size_t done = 0;
 
-	if (unlikely(shm.cma == 0))
-		shm.cma = cma_probe(local);
-	if (shm.cma < 0)
-		return MICHI_ERR_UNSUPPORTED;
-	if (len == 0)
-		return MICHI_OK;   /* the question whether it is possible */
 	while (done < len) {
-		struct iovec l = { (char *)dst + done, len - done };
+		struct iovec l = { (char *)buf + done, len - done };
 		struct iovec r = { (void *)(uintptr_t)(raddr + done), len - done };
-		ssize_t n = process_vm_readv(peer_pid(local), &l, 1, &r, 1, 0);
+		ssize_t n = push ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+				 : process_vm_readv(pid, &l, 1, &r, 1, 0);
 
 		if (n > 0) {
 			done += (size_t)n;
@@ -285,45 +287,36 @@ static michi_status_t shm_pull(int peer, void *dst, uint64_t raddr, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == ESRCH)
-			return michi_err(MICHI_ERR_PEER, "shm: rank %d exited during a pull", peer);
+			return michi_err(MICHI_ERR_PEER, "shm: rank %d exited during a %s", peer,
+					 what);
 		if (n < 0 && (errno == EPERM || errno == ENOSYS) && done == 0) {
-			shm.cma = -1;
+			if (!push)
+				shm.cma = -1;
 			return MICHI_ERR_UNSUPPORTED;
 		}
-		return michi_err(MICHI_ERR_IO, "shm: pulling %zu bytes at 0x%llx from rank %d: %s",
-				 len, (unsigned long long)(raddr + done), peer,
+		return michi_err(MICHI_ERR_IO, "shm: %s of %zu bytes at 0x%llx of rank %d: %s",
+				 what, len, (unsigned long long)(raddr + done), peer,
 				 n < 0 ? strerror(errno) : "no progress");
 	}
 	return MICHI_OK;
 }
 
-static michi_status_t shm_push(int peer, uint64_t raddr, const void *src, size_t len)
+static michi_status_t shm_pull(int peer, void *dst, uint64_t raddr, size_t len)
 {
-	int local = shm.local_of[peer];
-	size_t done = 0;
-
+	if (unlikely(shm.cma == 0))
+		shm.cma = cma_probe(shm.local_of[peer]);
 	if (shm.cma < 0)
 		return MICHI_ERR_UNSUPPORTED;
-	while (done < len) {
-		struct iovec l = { (char *)src + done, len - done };
-		struct iovec r = { (void *)(uintptr_t)(raddr + done), len - done };
-		ssize_t n = process_vm_writev(peer_pid(local), &l, 1, &r, 1, 0);
+	if (len == 0)
+		return MICHI_OK;   /* the question whether it is possible */
+	return shm_cma_copy(peer, dst, raddr, len, 0);
+}
 
-		if (n > 0) {
-			done += (size_t)n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == ESRCH)
-			return michi_err(MICHI_ERR_PEER, "shm: rank %d exited during a push", peer);
-		if (n < 0 && (errno == EPERM || errno == ENOSYS) && done == 0)
-			return MICHI_ERR_UNSUPPORTED;
-		return michi_err(MICHI_ERR_IO, "shm: pushing %zu bytes to 0x%llx of rank %d: %s",
-				 len, (unsigned long long)(raddr + done), peer,
-				 n < 0 ? strerror(errno) : "no progress");
-	}
-	return MICHI_OK;
+static michi_status_t shm_push(int peer, uint64_t raddr, const void *src, size_t len)
+{
+	if (shm.cma < 0)
+		return MICHI_ERR_UNSUPPORTED;
+	return shm_cma_copy(peer, (void *)src, raddr, len, 1);
 }
 
 static michi_status_t shm_finalize(void)
