@@ -3,8 +3,8 @@
  * mpi/comm.c: communicator queries and the predefined attributes.
  *
  * COMM_WORLD and COMM_SELF are static objects set up by MPI_Init; user
- * communicators (dup, split, ...) are slab objects created by the
- * communicator layer of a later issue. Everything here only reads them.
+ * communicators (dup, split, ...) are slab objects made in
+ * mpi/commops.c. Everything here only reads them.
  */
 #include "mpiimpl.h"
 #include "pmi.h"
@@ -130,26 +130,3 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 	return MPI_SUCCESS;
 }
 MICHI_ALIAS(Comm_set_name)
-
-int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
-{
-	struct michi_comm *a, *b;
-
-	MICHI_CHECK_INIT("MPI_Comm_compare");
-	a = michi_comm_get(comm1);
-	b = michi_comm_get(comm2);
-	if (ERRCHK && unlikely(!a))
-		return michi_check_comm_slow(comm1, "MPI_Comm_compare");
-	if (ERRCHK && unlikely(!b))
-		return michi_check_comm_slow(comm2, "MPI_Comm_compare");
-	if (ERRCHK && !result)
-		return michi_mpi_err(a, MPI_ERR_ARG, "MPI_Comm_compare", "(result=NULL): output pointer is NULL");
-	if (a == b)
-		*result = MPI_IDENT;
-	else if (a->size == b->size && memcmp(a->peers, b->peers, (size_t)a->size * sizeof(int)) == 0)
-		*result = a->rank == b->rank ? MPI_CONGRUENT : MPI_UNEQUAL;
-	else
-		*result = MPI_UNEQUAL;
-	return MPI_SUCCESS;
-}
-MICHI_ALIAS(Comm_compare)

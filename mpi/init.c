@@ -244,6 +244,7 @@ static int do_init(const char *fname, int required, int *provided)
 		st = host_map_build();
 	if (st)
 		return init_fail(fname, st);
+	michi_state.host_of = job.host_of;
 	michi_state.single_host = 1;
 	for (i = 0; i < job.size; i++)
 		if (job.host_of[i] != job.host_of[0])
@@ -308,6 +309,7 @@ int PMPI_Finalize(void)
 	 * communicator still alive here must be emptied the same way. */
 	michi_comm_world.size = 0;
 	michi_comm_self.size = 0;
+	michi_comms_finalize();
 	if (st)
 		return michi_mpi_err_status(&michi_comm_world, st, "MPI_Finalize");
 	return MPI_SUCCESS;

@@ -238,8 +238,12 @@ struct michi_comm {
 	int *peers;            /* world rank of each comm rank */
 	MPI_Errhandler errhandler;
 	MPI_Comm handle;
+	struct michi_comm *next_live;   /* user communicators (mpi/commops.c) */
 	char name[MPI_MAX_OBJECT_NAME];
 };
+
+/* Empty every user communicator (size 0) at MPI_Finalize. */
+void michi_comms_finalize(void);
 
 extern struct michi_comm michi_comm_world, michi_comm_self;
 
@@ -347,6 +351,7 @@ struct michi_state {
 	int rank, size;        /* world */
 	int tag_ub;
 	int single_host;       /* every rank of the job shares one host */
+	const int *host_of;    /* host index of every world rank */
 	const char *host;
 };
 

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi/commops.c: making and freeing communicators (dup, split,
+ * split_type, create, free) and comparing them.
+ *
+ * Context ids: every communicator owns an even id for point-to-point and
+ * the odd one after it for collectives (DESIGN.md §3); world has 0, self 2.
+ * A process marks the ids it uses in a bitmap; a new communicator takes
+ * the lowest id free on every process of the parent, found with one
+ * bitwise-AND allreduce of the bitmaps over the parent. Any order of
+ * creation across ranks is then safe: an id is taken only when all agree
+ * it is free, and freeing only clears the local bit. Children of one
+ * split share an id: their members are disjoint, so their messages never
+ * meet. User communicators are kept on a list so that MPI_Finalize can
+ * empty them (mpi/init.c: the fast paths test no state flag).
+ */
+#include "mpiimpl.h"
+#include "coll.h"
+#include "group.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CTX_IDS 2048                    /* context ids: 1024 communicators */
+#define CTX_WORDS (CTX_IDS / 2 / 32)
+
+static uint32_t ctx_used[CTX_WORDS] = { 0x3 };   /* world (0) and self (2) */
+static struct michi_comm *comms_live;
+
+static void coll_of(const struct michi_comm *c, struct coll_comm *cc)
+{
+	cc->rank = c->rank;
+	cc->size = c->size;
+	cc->ctx = c->ctx + 1;
+	cc->peers = c->peers;
+}
+
+static void mask_and(const struct coll_op *o, const void *in, void *inout, size_t count)
+{
+	const uint32_t *a = in;
+	uint32_t *b = inout;
+	size_t i;
+
+	(void)o;
+	for (i = 0; i < count; i++)
+		b[i] &= a[i];
+}
+
+/* The lowest context id free on every rank of parent (collective). */
+static michi_status_t ctx_alloc(const struct michi_comm *parent, uint32_t *ctx)
+{
+	struct coll_op op = { .apply = mask_and, .extent = sizeof(uint32_t) };
+	uint32_t freebits[CTX_WORDS];
+	struct coll_comm cc;
+	michi_status_t st;
+	int i;
+
+	for (i = 0; i < CTX_WORDS; i++)
+		freebits[i] = ~ctx_used[i];
+	coll_of(parent, &cc);
+	st = coll_allreduce_recdbl(&cc, NULL, freebits, CTX_WORDS, &op);
+	if (st < 0)
+		return st;
+	for (i = 0; i < CTX_WORDS; i++) {
+		if (freebits[i]) {
+			int b = __builtin_ctz(freebits[i]);
+
+			ctx_used[i] |= 1u << b;
+			*ctx = (uint32_t)(i * 32 + b) * 2;
+			return MICHI_OK;
+		}
+	}
+	return michi_err(MICHI_ERR_NOMEM, "all %d communicator context ids are in use on some "
+			 "rank (free communicators no longer needed)", CTX_IDS / 2);
+}
+
+static void ctx_release(uint32_t ctx)
+{
+	ctx_used[ctx / 64] &= ~(1u << (ctx / 2 % 32));
+}
+
+/* A communicator of the n world ranks in world[] (this process among
+ * them at index rank), with context ctx. NULL when out of memory. */
+static struct michi_comm *comm_new(const struct michi_comm *parent, const int *world, int n,
+				   int rank, uint32_t ctx)
+{
+	struct michi_comm *c = michi_obj_alloc(MICHI_KIND_COMM);
+
+	if (!c)
+		return NULL;
+	c->peers = malloc((size_t)n * sizeof(int));
+	if (!c->peers) {
+		michi_obj_free(MICHI_KIND_COMM, c);
+		return NULL;
+	}
+	memcpy(c->peers, world, (size_t)n * sizeof(int));
+	c->ctx = ctx;
+	c->rank = rank;
+	c->size = n;
+	c->errhandler = parent->errhandler;
+	c->handle = (MPI_Comm)michi_p2h(c);
+	c->name[0] = '\0';
+	c->next_live = comms_live;
+	comms_live = c;
+	return c;
+}
+
+void michi_comms_finalize(void)
+{
+	struct michi_comm *c;
+
+	for (c = comms_live; c; c = c->next_live)
+		c->size = 0;
+}
+
+static int comm_arg(const char *fname, MPI_Comm comm, struct michi_comm **c, void *out)
+{
+	MICHI_CHECK_INIT(fname);
+	*c = michi_comm_get(comm);
+	if (ERRCHK && unlikely(!*c))
+		return michi_check_comm_slow(comm, fname);
+	if (ERRCHK && !out)
+		return michi_mpi_err(*c, MPI_ERR_ARG, fname, "(newcomm=NULL): NULL pointer");
+	return MPI_SUCCESS;
+}
+
+static int comm_fail(struct michi_comm *c, const char *fname, michi_status_t st)
+{
+	return michi_mpi_err_status(c, st, fname);
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+	struct michi_comm *c, *n;
+	michi_status_t st;
+	uint32_t ctx;
+	int err;
+
+	if ((err = comm_arg("MPI_Comm_dup", comm, &c, newcomm)))
+		return err;
+	st = ctx_alloc(c, &ctx);
+	if (st < 0)
+		return comm_fail(c, "MPI_Comm_dup", st);
+	n = comm_new(c, c->peers, c->size, c->rank, ctx);
+	if (!n) {
+		ctx_release(ctx);
+		return michi_mpi_err(c, MPI_ERR_NO_MEM, "MPI_Comm_dup", "(): no memory");
+	}
+	*newcomm = n->handle;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_dup)
+
+struct split_entry {
+	int color, key, rank;
+};
+
+static int split_order(const void *a, const void *b)
+{
+	const struct split_entry *x = a, *y = b;
+
+	if (x->color != y->color)
+		return x->color < y->color ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static int comm_split(const char *fname, struct michi_comm *c, int color, int key,
+		      MPI_Comm *newcomm)
+{
+	struct split_entry *all;
+	struct michi_comm *n = NULL;
+	struct coll_comm cc;
+	michi_status_t st;
+	int mine[2] = { color, key }, *pairs, *world, i, k = 0, me = -1;
+	uint32_t ctx;
+
+	if (ERRCHK && color < 0 && color != MPI_UNDEFINED)
+		return michi_mpi_err(c, MPI_ERR_ARG, fname,
+				     "(color=%d): negative and not MPI_UNDEFINED", color);
+	pairs = malloc((size_t)c->size * 2 * sizeof(int));
+	all = malloc((size_t)c->size * sizeof(*all));
+	world = malloc((size_t)c->size * sizeof(int));
+	if (!pairs || !all || !world) {
+		free(pairs);
+		free(all);
+		free(world);
+		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
+	}
+	coll_of(c, &cc);
+	st = coll_allgatherv_ring(&cc, mine, sizeof(mine), pairs, NULL, NULL, 2, sizeof(int));
+	if (st >= 0)
+		st = ctx_alloc(c, &ctx);
+	if (st < 0) {
+		free(pairs);
+		free(all);
+		free(world);
+		return comm_fail(c, fname, st);
+	}
+	for (i = 0; i < c->size; i++)
+		if (pairs[2 * i] == color && color != MPI_UNDEFINED) {
+			all[k].color = color;
+			all[k].key = pairs[2 * i + 1];
+			all[k].rank = i;
+			k++;
+		}
+	qsort(all, (size_t)k, sizeof(*all), split_order);
+	for (i = 0; i < k; i++) {
+		world[i] = c->peers[all[i].rank];
+		if (all[i].rank == c->rank)
+			me = i;
+	}
+	*newcomm = MPI_COMM_NULL;
+	if (color != MPI_UNDEFINED) {
+		n = comm_new(c, world, k, me, ctx);
+		if (n)
+			*newcomm = n->handle;
+	}
+	/* every rank took the id (agreement); one without a child frees it */
+	if (!n)
+		ctx_release(ctx);
+	free(pairs);
+	free(all);
+	free(world);
+	if (color != MPI_UNDEFINED && !n)
+		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+	struct michi_comm *c;
+	int err;
+
+	if ((err = comm_arg("MPI_Comm_split", comm, &c, newcomm)))
+		return err;
+	return comm_split("MPI_Comm_split", c, color, key, newcomm);
+}
+MICHI_ALIAS(Comm_split)
+
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+			 MPI_Comm *newcomm)
+{
+	struct michi_comm *c;
+	int err, color;
+
+	if ((err = comm_arg("MPI_Comm_split_type", comm, &c, newcomm)))
+		return err;
+	if (split_type == MPI_COMM_TYPE_SHARED)
+		color = michi_state.host_of[michi_state.rank];
+	else if (split_type == MPI_UNDEFINED)
+		color = MPI_UNDEFINED;
+	else
+		return michi_mpi_err(c, MPI_ERR_ARG, "MPI_Comm_split_type",
+				     "(split_type=%d): not MPI_COMM_TYPE_SHARED or MPI_UNDEFINED",
+				     split_type);
+	(void)info;   /* no hints are defined for it */
+	return comm_split("MPI_Comm_split_type", c, color, key, newcomm);
+}
+MICHI_ALIAS(Comm_split_type)
+
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+	struct michi_comm *c, *n;
+	struct michi_group *g;
+	michi_status_t st;
+	uint32_t ctx;
+	int err, i, *mark;
+
+	if ((err = comm_arg("MPI_Comm_create", comm, &c, newcomm)))
+		return err;
+	g = michi_group_get(group);
+	if (ERRCHK && !g)
+		return michi_mpi_err(c, MPI_ERR_GROUP, "MPI_Comm_create",
+				     "(group=0x%x): not a valid group", (unsigned)group);
+	/* every member must belong to comm */
+	mark = calloc((size_t)michi_state.size, sizeof(int));
+	if (!mark)
+		return michi_mpi_err(c, MPI_ERR_NO_MEM, "MPI_Comm_create", "(): no memory");
+	for (i = 0; i < c->size; i++)
+		mark[c->peers[i]] = 1;
+	for (i = 0; ERRCHK && i < g->size; i++)
+		if (!mark[g->ranks[i]]) {
+			int w = g->ranks[i];
+
+			free(mark);
+			return michi_mpi_err(c, MPI_ERR_GROUP, "MPI_Comm_create",
+					     "(group): member %d (world rank %d) is not in comm",
+					     i, w);
+		}
+	free(mark);
+	st = ctx_alloc(c, &ctx);
+	if (st < 0)
+		return comm_fail(c, "MPI_Comm_create", st);
+	*newcomm = MPI_COMM_NULL;
+	if (g->rank == MPI_UNDEFINED) {
+		ctx_release(ctx);
+		return MPI_SUCCESS;
+	}
+	n = comm_new(c, g->ranks, g->size, g->rank, ctx);
+	if (!n) {
+		ctx_release(ctx);
+		return michi_mpi_err(c, MPI_ERR_NO_MEM, "MPI_Comm_create", "(): no memory");
+	}
+	*newcomm = n->handle;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_create)
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+	struct michi_comm *c, **p;
+
+	MICHI_CHECK_INIT("MPI_Comm_free");
+	if (ERRCHK && !comm)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Comm_free", "(comm=NULL): NULL pointer");
+	c = michi_comm_get(*comm);
+	if (ERRCHK && unlikely(!c))
+		return michi_check_comm_slow(*comm, "MPI_Comm_free");
+	if (c == &michi_comm_world || c == &michi_comm_self)
+		return michi_mpi_err(c, MPI_ERR_COMM, "MPI_Comm_free",
+				     "(comm=%s): a predefined communicator cannot be freed",
+				     c->name);
+	for (p = &comms_live; *p && *p != c; p = &(*p)->next_live)
+		;
+	if (*p)
+		*p = c->next_live;
+	ctx_release(c->ctx);
+	free(c->peers);
+	c->peers = NULL;
+	michi_obj_free(MICHI_KIND_COMM, c);
+	*comm = MPI_COMM_NULL;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_free)
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+	struct michi_comm *c;
+	int err;
+
+	if ((err = comm_arg("MPI_Comm_test_inter", comm, &c, flag)))
+		return err;
+	*flag = 0;   /* intercommunicators come with MPI_Intercomm_create */
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_test_inter)
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+	struct michi_comm *a, *b;
+	int g;
+
+	MICHI_CHECK_INIT("MPI_Comm_compare");
+	a = michi_comm_get(comm1);
+	b = michi_comm_get(comm2);
+	if (ERRCHK && unlikely(!a))
+		return michi_check_comm_slow(comm1, "MPI_Comm_compare");
+	if (ERRCHK && unlikely(!b))
+		return michi_check_comm_slow(comm2, "MPI_Comm_compare");
+	if (ERRCHK && !result)
+		return michi_mpi_err(a, MPI_ERR_ARG, "MPI_Comm_compare",
+				     "(result=NULL): output pointer is NULL");
+	if (a == b) {
+		*result = MPI_IDENT;
+		return MPI_SUCCESS;
+	}
+	g = michi_group_cmp(a->peers, a->size, b->peers, b->size);
+	*result = g == MPI_IDENT ? MPI_CONGRUENT : g == MPI_SIMILAR ? MPI_SIMILAR : MPI_UNEQUAL;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_compare)

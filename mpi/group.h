@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi/group.h: process groups (mpi/group.c), shared with the communicator
+ * constructors of mpi/commops.c.
+ */
+#ifndef MICHI_GROUP_H
+#define MICHI_GROUP_H
+
+#include "mpiimpl.h"
+
+struct michi_group {
+	struct michi_obj h;
+	int size;
+	int rank;          /* the calling process's rank in it, or MPI_UNDEFINED */
+	int *ranks;        /* world rank of each member, in group order */
+};
+
+extern struct michi_group michi_group_empty;
+
+struct michi_group *michi_group_get(MPI_Group g);
+struct michi_group *michi_group_new(const int *world, int n);
+void michi_group_release(struct michi_group *g);
+/* MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL for two lists of world ranks. */
+int michi_group_cmp(const int *a, int na, const int *b, int nb);
+
+#endif
