@@ -17,6 +17,7 @@
 #include "mpiimpl.h"
 #include "coll.h"
 #include "group.h"
+#include "info.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,7 @@ static struct michi_comm *comm_new(const struct michi_comm *parent, const int *w
 	c->errhandler = parent->errhandler;
 	c->handle = (MPI_Comm)michi_p2h(c);
 	c->name[0] = '\0';
+	c->hints = NULL;
 	c->next_live = comms_live;
 	comms_live = c;
 	return c;
@@ -129,27 +131,110 @@ static int comm_fail(struct michi_comm *c, const char *fname, michi_status_t st)
 	return michi_mpi_err_status(c, st, fname);
 }
 
-int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+/* Duplicate c with hints (a copy is kept; NULL: none). */
+static int comm_dup(const char *fname, struct michi_comm *c, const struct michi_info *hints,
+		    MPI_Comm *newcomm)
 {
-	struct michi_comm *c, *n;
+	struct michi_comm *n;
 	michi_status_t st;
 	uint32_t ctx;
-	int err;
 
-	if ((err = comm_arg("MPI_Comm_dup", comm, &c, newcomm)))
-		return err;
 	st = ctx_alloc(c, &ctx);
 	if (st < 0)
-		return comm_fail(c, "MPI_Comm_dup", st);
+		return comm_fail(c, fname, st);
 	n = comm_new(c, c->peers, c->size, c->rank, ctx);
+	if (n && hints && !(n->hints = michi_info_copy(hints))) {
+		PMPI_Comm_free(&n->handle);
+		n = NULL;
+	}
 	if (!n) {
 		ctx_release(ctx);
-		return michi_mpi_err(c, MPI_ERR_NO_MEM, "MPI_Comm_dup", "(): no memory");
+		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
 	}
 	*newcomm = n->handle;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+	struct michi_comm *c;
+	int err;
+
+	if ((err = comm_arg("MPI_Comm_dup", comm, &c, newcomm)))
+		return err;
+	/* the hints go with the duplicate (MPI-3.1 6.4.2) */
+	return comm_dup("MPI_Comm_dup", c, c->hints, newcomm);
+}
 MICHI_ALIAS(Comm_dup)
+
+static int info_arg(struct michi_comm *c, const char *fname, MPI_Info info,
+		    struct michi_info **in)
+{
+	*in = NULL;
+	if (info == MPI_INFO_NULL)
+		return MPI_SUCCESS;
+	*in = michi_info_get(info);
+	if (!*in)
+		return michi_mpi_err(c, MPI_ERR_INFO, fname, "(info=0x%x): not a valid info object",
+				     (unsigned)info);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+	struct michi_comm *c;
+	struct michi_info *in;
+	int err;
+
+	if ((err = comm_arg("MPI_Comm_dup_with_info", comm, &c, newcomm)))
+		return err;
+	if ((err = info_arg(c, "MPI_Comm_dup_with_info", info, &in)))
+		return err;
+	return comm_dup("MPI_Comm_dup_with_info", c, in, newcomm);
+}
+MICHI_ALIAS(Comm_dup_with_info)
+
+/* Hints are kept and reported back; Michi acts on none of them. New
+ * values replace old ones key by key; keys not given keep theirs (as
+ * MPICH does). */
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+	struct michi_comm *c;
+	struct michi_info *in, *merged;
+	int err;
+
+	MICHI_CHECK_INIT("MPI_Comm_set_info");
+	c = michi_comm_get(comm);
+	if (ERRCHK && unlikely(!c))
+		return michi_check_comm_slow(comm, "MPI_Comm_set_info");
+	if ((err = info_arg(c, "MPI_Comm_set_info", info, &in)))
+		return err;
+	merged = michi_info_copy(c->hints);
+	if (!merged || michi_info_merge(merged, in) < 0) {
+		michi_info_release(merged);
+		return michi_mpi_err(c, MPI_ERR_NO_MEM, "MPI_Comm_set_info", "(): no memory");
+	}
+	michi_info_release(c->hints);
+	c->hints = merged;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_set_info)
+
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+	struct michi_comm *c;
+	struct michi_info *out;
+	int err;
+
+	if ((err = comm_arg("MPI_Comm_get_info", comm, &c, info_used)))
+		return err;
+	out = michi_info_copy(c->hints);
+	if (!out)
+		return michi_mpi_err(c, MPI_ERR_NO_MEM, "MPI_Comm_get_info", "(): no memory");
+	*info_used = (MPI_Info)michi_p2h(out);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_get_info)
 
 struct split_entry {
 	int color, key, rank;
@@ -327,6 +412,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
 	if (*p)
 		*p = c->next_live;
 	ctx_release(c->ctx);
+	michi_info_release(c->hints);
+	c->hints = NULL;
 	free(c->peers);
 	c->peers = NULL;
 	michi_obj_free(MICHI_KIND_COMM, c);

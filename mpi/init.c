@@ -11,6 +11,7 @@
 #include "mpiimpl.h"
 #include "pmi.h"
 #include "device.h"
+#include "info.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,6 +265,7 @@ static int do_init(const char *fname, int required, int *provided)
 		michi_state.thread_level = MPI_THREAD_SINGLE;
 	if (provided)
 		*provided = michi_state.thread_level;
+	michi_info_env_init(michi_state.thread_level);
 	michi_state.initialized = 1;
 	michi_state.active = 1;
 	return MPI_SUCCESS;

@@ -239,6 +239,7 @@ struct michi_comm {
 	MPI_Errhandler errhandler;
 	MPI_Comm handle;
 	struct michi_comm *next_live;   /* user communicators (mpi/commops.c) */
+	struct michi_info *hints;       /* info set on it (mpi/info.c), or NULL */
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
