@@ -52,6 +52,7 @@ MICHI_ALIAS(Comm_size)
 
 /* Values behind the predefined attributes: the user gets a pointer to them. */
 static int attr_tag_ub, attr_host, attr_io, attr_wtime_global, attr_universe, attr_appnum;
+static int attr_lastused;
 
 static int get_attr(const char *fname, MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
@@ -77,7 +78,10 @@ static int get_attr(const char *fname, MPI_Comm comm, int keyval, void *attribut
 	case MPI_WTIME_IS_GLOBAL: v = &attr_wtime_global; break;
 	case MPI_UNIVERSE_SIZE: v = &attr_universe; break;
 	case MPI_APPNUM: v = &attr_appnum; break;
-	case MPI_LASTUSEDCODE: v = NULL; break;
+	case MPI_LASTUSEDCODE:
+		attr_lastused = michi_err_lastused();
+		v = &attr_lastused;
+		break;
 	default:
 		return michi_mpi_err(c, MPI_ERR_KEYVAL, fname,
 				     "(keyval=%d): not a valid attribute key", keyval);

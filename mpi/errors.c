@@ -10,6 +10,10 @@
  * slot in a small ring of recent messages, so MPI_Error_string(code) gives
  * the precise sentence while MPI_Error_class(code) still gives the class.
  * A code whose slot was reused since reads as its class's sentence.
+ * Classes the program adds (MPI_Add_error_class) are numbered from 128 up
+ * in the same ten bits, and codes it adds (MPI_Add_error_code) use seq
+ * numbers from 2^19 up, which the ring never reaches, so class and code
+ * decode the same way for everybody.
  */
 #include "mpiimpl.h"
 #include "pmi.h"
@@ -17,12 +21,16 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define CLASS_BITS 10
 #define CLASS_MASK ((1 << CLASS_BITS) - 1)
 #define RING_SLOTS 256
-#define SEQ_MAX    ((1u << 20) - 1)   /* code = class | seq << 10 stays <= MPI_ERR_LASTCODE */
+#define SEQ_MAX    ((1u << 19) - 1)   /* code = class | seq << 10 stays <= MPI_ERR_LASTCODE */
+#define USER_SEQ   (1u << 19)         /* user codes: class | (USER_SEQ + k) << 10 */
+#define USER_CLASS_FIRST 128          /* above every predefined class */
+#define USER_CODES_MAX 4096
 
 struct err_slot {
 	int code;
@@ -120,15 +128,60 @@ int michi_errcode_new(int errclass, const char *msg)
 	return code;
 }
 
-static const char *code_msg(int code)
+/* Added by the program: classes (their strings) and codes. */
+static char *user_class_str[1 << CLASS_BITS];
+static int user_class_next = USER_CLASS_FIRST;
+static struct {
+	int code;
+	char *str;
+} user_codes[USER_CODES_MAX];
+static int user_ncodes;
+static int user_lastused;
+
+static int class_valid(int cls)
+{
+	return (cls < NCLASSES && class_str[cls]) ||
+	       (cls >= USER_CLASS_FIRST && cls < user_class_next);
+}
+
+/* Index in user_codes of a code the program added, or -1. */
+static int user_code_index(int code)
 {
 	unsigned seq = (unsigned)code >> CLASS_BITS;
 
-	if (seq >= 1 && ring[seq % RING_SLOTS].code == code)
-		return ring[seq % RING_SLOTS].msg;
-	if (code_class(code) < NCLASSES && class_str[code_class(code)])
-		return class_str[code_class(code)];
+	if (seq < USER_SEQ || seq - USER_SEQ >= (unsigned)user_ncodes ||
+	    user_codes[seq - USER_SEQ].code != code)
+		return -1;
+	return (int)(seq - USER_SEQ);
+}
+
+static const char *class_msg(int cls)
+{
+	if (cls < NCLASSES && class_str[cls])
+		return class_str[cls];
+	if (cls >= USER_CLASS_FIRST && cls < user_class_next)
+		return user_class_str[cls] ? user_class_str[cls] : "";
 	return NULL;
+}
+
+static const char *code_msg(int code)
+{
+	unsigned seq = (unsigned)code >> CLASS_BITS;
+	int k = user_code_index(code);
+
+	if (k >= 0)
+		return user_codes[k].str ? user_codes[k].str : class_msg(code_class(code));
+	if (seq >= 1 && seq < USER_SEQ && ring[seq % RING_SLOTS].code == code)
+		return ring[seq % RING_SLOTS].msg;
+	if (seq == 0)
+		return class_msg(code_class(code));
+	/* a code whose message slot was reused: its class's sentence */
+	return class_valid(code_class(code)) ? class_msg(code_class(code)) : NULL;
+}
+
+int michi_err_lastused(void)
+{
+	return user_lastused ? user_lastused : NCLASSES - 1;
 }
 
 static void fatal(struct michi_comm *comm, int code, const char *msg)
@@ -278,7 +331,7 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 	if (ERRCHK && !errorclass)
 		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Error_class",
 				     "(errorclass=NULL): output pointer is NULL");
-	if (ERRCHK && (errorcode < 0 || code_class(errorcode) >= NCLASSES))
+	if (ERRCHK && (errorcode < 0 || !class_valid(code_class(errorcode))))
 		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Error_class",
 				     "(errorcode=%d): not a valid error code", errorcode);
 	*errorclass = code_class(errorcode);
@@ -303,6 +356,79 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 	return MPI_SUCCESS;
 }
 MICHI_ALIAS(Error_string)
+
+static void lastused(int v)
+{
+	if (v > user_lastused)
+		user_lastused = v;
+}
+
+int PMPI_Add_error_class(int *errorclass)
+{
+	MICHI_CHECK_INIT("MPI_Add_error_class");
+	if (ERRCHK && !errorclass)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Add_error_class",
+				     "(errorclass=NULL): output pointer is NULL");
+	if (user_class_next >= 1 << CLASS_BITS)
+		return michi_mpi_err(NULL, MPI_ERR_OTHER, "MPI_Add_error_class",
+				     "(): all %d error classes a program may add are in use",
+				     (1 << CLASS_BITS) - USER_CLASS_FIRST);
+	*errorclass = user_class_next++;
+	lastused(*errorclass);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Add_error_class)
+
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+	MICHI_CHECK_INIT("MPI_Add_error_code");
+	if (ERRCHK && !errorcode)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Add_error_code",
+				     "(errorcode=NULL): output pointer is NULL");
+	if (errorclass < 0 || errorclass >= 1 << CLASS_BITS || !class_valid(errorclass))
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Add_error_code",
+				     "(errorclass=%d): not an error class", errorclass);
+	if (user_ncodes >= USER_CODES_MAX)
+		return michi_mpi_err(NULL, MPI_ERR_OTHER, "MPI_Add_error_code",
+				     "(): all %d error codes a program may add are in use",
+				     USER_CODES_MAX);
+	user_codes[user_ncodes].code = errorclass | (int)((USER_SEQ + (unsigned)user_ncodes) << CLASS_BITS);
+	user_codes[user_ncodes].str = NULL;
+	*errorcode = user_codes[user_ncodes++].code;
+	lastused(*errorcode);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Add_error_code)
+
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+	char **slot;
+	int k;
+
+	MICHI_CHECK_INIT("MPI_Add_error_string");
+	if (ERRCHK && !string)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Add_error_string",
+				     "(string=NULL): NULL pointer");
+	if (strlen(string) >= MPI_MAX_ERROR_STRING)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Add_error_string",
+				     "(string of %zu characters): at most %d", strlen(string),
+				     MPI_MAX_ERROR_STRING - 1);
+	k = errorcode >= 0 ? user_code_index(errorcode) : -1;
+	if (k >= 0)
+		slot = &user_codes[k].str;
+	else if (errorcode >= USER_CLASS_FIRST && errorcode < user_class_next)
+		slot = &user_class_str[errorcode];
+	else
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Add_error_string",
+				     "(errorcode=%d): not a class or code the program added "
+				     "(predefined strings cannot be changed)", errorcode);
+	free(*slot);
+	*slot = strdup(string);
+	if (!*slot)
+		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Add_error_string", "(): no memory");
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Add_error_string)
 
 static int errhandler_ok(MPI_Errhandler eh)
 {

@@ -332,6 +332,8 @@ int michi_mpi_err_code(int errclass, const char *fname, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), cold));
 int michi_mpi_err_raise(struct michi_comm *comm, int code) __attribute__((cold));
 int michi_mpi_status_code(michi_status_t st, const char *fname) __attribute__((cold));
+/* The largest error class or code in use (MPI_LASTUSEDCODE). */
+int michi_err_lastused(void);
 /* Map a michi_status_t from below to an MPI error class. */
 int michi_mpi_class(michi_status_t st);
 /* Error code for a status from below, message from michi_err_msg(). */

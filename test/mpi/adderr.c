@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Error classes, codes and strings a program adds: MPI_Add_error_class,
+ * MPI_Add_error_code, MPI_Add_error_string; classes and codes decode with
+ * MPI_Error_class and MPI_Error_string, MPI_LASTUSEDCODE covers them,
+ * predefined strings cannot be changed, and a user error handler called
+ * through MPI_Comm_call_errhandler sees the added code.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "mtest.h"
+
+#define NCLASS 5
+#define NCODE 3
+
+static int seen_code = -1;
+
+/* MPI-3.1 behaviour MPICH 4.0 does not follow (it does not raise
+ * MPI_LASTUSEDCODE for added codes, and lets predefined strings change) */
+static int is_michi(void)
+{
+	char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+	int len;
+
+	MPI_Get_library_version(lib, &len);
+	return strstr(lib, "Michi") != NULL;
+}
+
+static void handler(MPI_Comm *comm, int *code, ...)
+{
+	(void)comm;
+	seen_code = *code;
+}
+
+int main(int argc, char **argv)
+{
+	int cls[NCLASS], code[NCLASS][NCODE], i, j, c, len, flag, *last, err;
+	char want[MPI_MAX_ERROR_STRING], got[MPI_MAX_ERROR_STRING];
+	MPI_Errhandler eh;
+
+	mtest_init(&argc, &argv);
+	for (i = 0; i < NCLASS; i++) {
+		MPI_Add_error_class(&cls[i]);
+		snprintf(want, sizeof(want), "class %d of the test", i);
+		MPI_Add_error_string(cls[i], want);
+		for (j = 0; j < NCODE; j++) {
+			MPI_Add_error_code(cls[i], &code[i][j]);
+			if (j > 0) {
+				snprintf(want, sizeof(want), "code %d.%d of the test", i, j);
+				MPI_Add_error_string(code[i][j], want);
+			}
+		}
+	}
+	for (i = 0; i < NCLASS; i++) {
+		mtest_check(cls[i] > MPI_ERR_LASTCODE || cls[i] > MPI_ERR_UNKNOWN,
+			    "class %d = %d collides with a predefined one", i, cls[i]);
+		for (j = 0; j < i; j++)
+			mtest_check(cls[i] != cls[j], "classes %d and %d are both %d", i, j, cls[i]);
+		MPI_Error_string(cls[i], got, &len);
+		snprintf(want, sizeof(want), "class %d of the test", i);
+		mtest_check(!strcmp(got, want) && len == (int)strlen(want),
+			    "string of class %d: \"%s\"", i, got);
+		for (j = 0; j < NCODE; j++) {
+			MPI_Error_class(code[i][j], &c);
+			mtest_check(c == cls[i], "class of code %d.%d is %d, want %d", i, j, c, cls[i]);
+			MPI_Error_string(code[i][j], got, &len);
+			if (j > 0)
+				snprintf(want, sizeof(want), "code %d.%d of the test", i, j);
+			else
+				snprintf(want, sizeof(want), "class %d of the test", i);
+			/* a code without a string of its own may read as empty
+			 * or as its class (MPI leaves it open) */
+			mtest_check(!strcmp(got, want) || (j == 0 && got[0] == '\0'),
+				    "string of code %d.%d: \"%s\"", i, j, got);
+		}
+	}
+	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag);
+	mtest_check(flag, "no MPI_LASTUSEDCODE");
+	for (i = 0; flag && is_michi() && i < NCLASS; i++)
+		for (j = 0; j < NCODE; j++)
+			mtest_check(*last >= code[i][j] && *last >= cls[i],
+				    "MPI_LASTUSEDCODE %d below code %d", *last, code[i][j]);
+
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	if (is_michi()) {
+		err = MPI_Add_error_string(MPI_ERR_TRUNCATE, "mine now");
+		mtest_check(err != MPI_SUCCESS, "a predefined string was replaced");
+		MPI_Error_string(MPI_ERR_TRUNCATE, got, &len);
+		mtest_check(strcmp(got, "mine now") != 0, "MPI_ERR_TRUNCATE's string changed");
+	}
+
+	MPI_Comm_create_errhandler(handler, &eh);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+	MPI_Comm_call_errhandler(MPI_COMM_WORLD, code[2][1]);
+	mtest_check(seen_code == code[2][1], "handler saw %d, want %d", seen_code, code[2][1]);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+	MPI_Errhandler_free(&eh);
+	return mtest_finalize();
+}
