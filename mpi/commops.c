@@ -102,6 +102,7 @@ static struct michi_comm *comm_new(const struct michi_comm *parent, const int *w
 	c->handle = (MPI_Comm)michi_p2h(c);
 	c->name[0] = '\0';
 	c->hints = NULL;
+	c->topo = NULL;
 	c->next_live = comms_live;
 	comms_live = c;
 	return c;
@@ -143,6 +144,10 @@ static int comm_dup(const char *fname, struct michi_comm *c, const struct michi_
 	if (st < 0)
 		return comm_fail(c, fname, st);
 	n = comm_new(c, c->peers, c->size, c->rank, ctx);
+	if (n && c->topo && !(n->topo = michi_topo_dup(c->topo))) {
+		PMPI_Comm_free(&n->handle);
+		n = NULL;
+	}
 	if (n && hints && !(n->hints = michi_info_copy(hints))) {
 		PMPI_Comm_free(&n->handle);
 		n = NULL;
@@ -251,8 +256,8 @@ static int split_order(const void *a, const void *b)
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-static int comm_split(const char *fname, struct michi_comm *c, int color, int key,
-		      MPI_Comm *newcomm)
+int michi_comm_split(const char *fname, struct michi_comm *c, int color, int key,
+		     MPI_Comm *newcomm)
 {
 	struct split_entry *all;
 	struct michi_comm *n = NULL;
@@ -320,7 +325,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 
 	if ((err = comm_arg("MPI_Comm_split", comm, &c, newcomm)))
 		return err;
-	return comm_split("MPI_Comm_split", c, color, key, newcomm);
+	return michi_comm_split("MPI_Comm_split", c, color, key, newcomm);
 }
 MICHI_ALIAS(Comm_split)
 
@@ -341,7 +346,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 				     "(split_type=%d): not MPI_COMM_TYPE_SHARED or MPI_UNDEFINED",
 				     split_type);
 	(void)info;   /* no hints are defined for it */
-	return comm_split("MPI_Comm_split_type", c, color, key, newcomm);
+	return michi_comm_split("MPI_Comm_split_type", c, color, key, newcomm);
 }
 MICHI_ALIAS(Comm_split_type)
 
@@ -414,6 +419,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
 	ctx_release(c->ctx);
 	michi_info_release(c->hints);
 	c->hints = NULL;
+	free(c->topo);
+	c->topo = NULL;
 	free(c->peers);
 	c->peers = NULL;
 	michi_obj_free(MICHI_KIND_COMM, c);

@@ -240,11 +240,17 @@ struct michi_comm {
 	MPI_Comm handle;
 	struct michi_comm *next_live;   /* user communicators (mpi/commops.c) */
 	struct michi_info *hints;       /* info set on it (mpi/info.c), or NULL */
+	struct michi_topo *topo;        /* virtual topology (mpi/topo.c), or NULL */
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
 /* Empty every user communicator (size 0) at MPI_Finalize. */
 void michi_comms_finalize(void);
+/* MPI_Comm_split on c (mpi/commops.c), for the topology constructors. */
+int michi_comm_split(const char *fname, struct michi_comm *c, int color, int key,
+		     MPI_Comm *newcomm);
+/* A copy of a topology (one malloc block), NULL when out of memory. */
+struct michi_topo *michi_topo_dup(const struct michi_topo *t);
 
 extern struct michi_comm michi_comm_world, michi_comm_self;
 

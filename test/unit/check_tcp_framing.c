@@ -545,6 +545,8 @@ static void rank_simul(int rank, int n)
 		michi_devices_progress();
 		usleep(1000);
 	}
+	/* nobody closes its connections before everybody has counted */
+	barrier();
 	CHILD_CHECK(i == n, "rank %d has %d sockets open, want %d", rank, i, n);
 	rank_finalize();
 }
