@@ -8,6 +8,7 @@
  */
 #include "mpiimpl.h"
 #include "pmi.h"
+#include "attr.h"
 
 #include <stdio.h>
 
@@ -65,6 +66,8 @@ static int get_attr(const char *fname, MPI_Comm comm, int keyval, void *attribut
 		return michi_check_comm_slow(comm, fname);
 	if (ERRCHK && (!attribute_val || !flag))
 		return michi_mpi_err(c, MPI_ERR_ARG, fname, "(): output pointer is NULL");
+	if (michi_comm_user_attr(c, keyval, attribute_val, flag))
+		return MPI_SUCCESS;
 	attr_tag_ub = michi_state.tag_ub;
 	attr_host = MPI_PROC_NULL;       /* no host is distinguished */
 	attr_io = MPI_ANY_SOURCE;        /* every rank can do I/O */

@@ -18,6 +18,7 @@
 #include "coll.h"
 #include "group.h"
 #include "info.h"
+#include "attr.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,7 @@ static struct michi_comm *comm_new(const struct michi_comm *parent, const int *w
 	c->name[0] = '\0';
 	c->hints = NULL;
 	c->topo = NULL;
+	c->attrs = NULL;
 	c->next_live = comms_live;
 	comms_live = c;
 	return c;
@@ -139,6 +141,7 @@ static int comm_dup(const char *fname, struct michi_comm *c, const struct michi_
 	struct michi_comm *n;
 	michi_status_t st;
 	uint32_t ctx;
+	int err;
 
 	st = ctx_alloc(c, &ctx);
 	if (st < 0)
@@ -155,6 +158,12 @@ static int comm_dup(const char *fname, struct michi_comm *c, const struct michi_
 	if (!n) {
 		ctx_release(ctx);
 		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
+	}
+	/* the copy callbacks decide which attributes the duplicate gets */
+	if ((err = michi_attrs_copy((int)c->handle, c->attrs, &n->attrs))) {
+		PMPI_Comm_free(&n->handle);
+		return michi_mpi_err(c, err == MPI_ERR_NO_MEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER,
+				     fname, "(): an attribute copy callback returned %d", err);
 	}
 	*newcomm = n->handle;
 	return MPI_SUCCESS;
@@ -401,6 +410,7 @@ MICHI_ALIAS(Comm_create)
 int PMPI_Comm_free(MPI_Comm *comm)
 {
 	struct michi_comm *c, **p;
+	int err;
 
 	MICHI_CHECK_INIT("MPI_Comm_free");
 	if (ERRCHK && !comm)
@@ -412,6 +422,11 @@ int PMPI_Comm_free(MPI_Comm *comm)
 		return michi_mpi_err(c, MPI_ERR_COMM, "MPI_Comm_free",
 				     "(comm=%s): a predefined communicator cannot be freed",
 				     c->name);
+	/* attributes go first, newest first; a failing callback fails the call */
+	err = michi_attrs_delete_all((int)c->handle, &c->attrs);
+	if (err)
+		return michi_mpi_err(c, MPI_ERR_OTHER, "MPI_Comm_free",
+				     "(): an attribute delete callback returned %d", err);
 	for (p = &comms_live; *p && *p != c; p = &(*p)->next_live)
 		;
 	if (*p)

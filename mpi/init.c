@@ -12,6 +12,7 @@
 #include "pmi.h"
 #include "device.h"
 #include "info.h"
+#include "attr.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,6 +293,9 @@ int PMPI_Finalize(void)
 	michi_status_t st, fst;
 
 	MICHI_CHECK_INIT("MPI_Finalize");
+	/* MPI-3.1 8.7.1: attributes on MPI_COMM_SELF go first, as if it were
+	 * freed, so their delete callbacks can still use MPI */
+	michi_attrs_delete_all(MPI_COMM_SELF, &michi_comm_self.attrs);
 	/* Deliver what is in flight, then a fence so that no rank closes its
 	 * connections while a peer still reads from them; MTMI keeps taking
 	 * frames until the devices are closed. */

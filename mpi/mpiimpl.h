@@ -241,6 +241,7 @@ struct michi_comm {
 	struct michi_comm *next_live;   /* user communicators (mpi/commops.c) */
 	struct michi_info *hints;       /* info set on it (mpi/info.c), or NULL */
 	struct michi_topo *topo;        /* virtual topology (mpi/topo.c), or NULL */
+	struct michi_attr *attrs;       /* attributes, newest first (mpi/attr.c) */
 	char name[MPI_MAX_OBJECT_NAME];
 };
 

@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi/attr.c: attribute keys and attributes on communicators and
+ * datatypes (MPI-3.1 6.7), and the MPI-1 names for them.
+ *
+ * A keyval is a slab object holding the copy and delete callbacks and the
+ * extra state; every attribute that uses it holds a reference, so freeing
+ * a keyval in use only invalidates the handle. Attributes are a list per
+ * object, newest first: deleting them all (MPI_Comm_free, MPI_Finalize
+ * for MPI_COMM_SELF) runs the delete callbacks in the reverse order of
+ * setting. A communicator keeps its list; datatypes, predefined ones
+ * included, have theirs in a side table keyed by handle. MPI_Comm_dup
+ * asks each copy callback whether the duplicate gets the attribute.
+ * Window keyvals can be made and freed; attributes on windows come with
+ * windows.
+ */
+#include "mpiimpl.h"
+#include "attr.h"
+#include "pt2pt.h"
+
+#include <stdlib.h>
+
+enum { KV_COMM = 1, KV_TYPE, KV_WIN };
+
+struct michi_keyval {
+	struct michi_obj h;
+	int kind;
+	int freed;            /* the user's handle is gone */
+	void *copy, *del;     /* callbacks of the kind's types, or NULL */
+	void *extra;
+};
+
+struct michi_attr {
+	struct michi_attr *next;
+	struct michi_keyval *kv;
+	void *val;
+};
+
+typedef int (attr_copy_fn)(int oldobj, int keyval, void *extra, void *in, void *out, int *flag);
+typedef int (attr_delete_fn)(int obj, int keyval, void *val, void *extra);
+
+static const char *const kind_name[] = { "", "communicator", "datatype", "window" };
+
+static struct michi_keyval *keyval_get(int keyval, int kind)
+{
+	struct michi_keyval *kv = michi_obj_check((uint32_t)keyval, MICHI_KIND_KEYVAL);
+
+	return kv && !kv->freed && kv->kind == kind ? kv : NULL;
+}
+
+static void keyval_put(struct michi_keyval *kv)
+{
+	if (--kv->h.refs == 0)
+		michi_obj_free(MICHI_KIND_KEYVAL, kv);
+}
+
+static int keyval_bad(struct michi_comm *c, const char *fname, int keyval, int kind)
+{
+	return michi_mpi_err(c, MPI_ERR_KEYVAL, fname, "(keyval=0x%x): not a %s attribute key",
+			     (unsigned)keyval, kind_name[kind]);
+}
+
+static int keyval_create(const char *fname, int kind, void *copy, void *del, int *keyval,
+			 void *extra)
+{
+	struct michi_keyval *kv;
+
+	MICHI_CHECK_INIT(fname);
+	if (ERRCHK && !keyval)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, fname, "(keyval=NULL): NULL pointer");
+	kv = michi_obj_alloc(MICHI_KIND_KEYVAL);
+	if (!kv)
+		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, fname, "(): no memory");
+	kv->kind = kind;
+	kv->freed = 0;
+	kv->copy = copy;
+	kv->del = del;
+	kv->extra = extra;
+	*keyval = (int)michi_p2h(kv);
+	return MPI_SUCCESS;
+}
+
+static int keyval_free(const char *fname, int kind, int *keyval)
+{
+	struct michi_keyval *kv;
+
+	MICHI_CHECK_INIT(fname);
+	if (ERRCHK && !keyval)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, fname, "(keyval=NULL): NULL pointer");
+	kv = keyval_get(*keyval, kind);
+	if (!kv)
+		return keyval_bad(NULL, fname, *keyval, kind);
+	kv->freed = 1;
+	keyval_put(kv);
+	*keyval = MPI_KEYVAL_INVALID;
+	return MPI_SUCCESS;
+}
+
+static struct michi_attr **attr_find(struct michi_attr **list, const struct michi_keyval *kv)
+{
+	for (; *list; list = &(*list)->next)
+		if ((*list)->kv == kv)
+			return list;
+	return NULL;
+}
+
+/* Run a's delete callback for object obj; MPI_SUCCESS or its code. */
+static int attr_delete_cb(int obj, const struct michi_attr *a)
+{
+	attr_delete_fn *fn = (attr_delete_fn *)a->kv->del;
+
+	return fn ? fn(obj, (int)michi_p2h(a->kv), a->val, a->kv->extra) : MPI_SUCCESS;
+}
+
+static int attr_set(struct michi_comm *c, const char *fname, struct michi_attr **list, int obj,
+		    struct michi_keyval *kv, void *val)
+{
+	struct michi_attr **at = attr_find(list, kv), *a;
+	int err;
+
+	if (at) {
+		/* replacing runs the delete callback on the old value */
+		if ((err = attr_delete_cb(obj, *at)))
+			return michi_mpi_err(c, err < MPI_ERR_LASTCODE ? err : MPI_ERR_OTHER, fname,
+					     "(): the delete callback of the old value failed (%d)",
+					     err);
+		(*at)->val = val;
+		return MPI_SUCCESS;
+	}
+	a = malloc(sizeof(*a));
+	if (!a)
+		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
+	a->kv = kv;
+	a->val = val;
+	a->next = *list;
+	kv->h.refs++;
+	*list = a;
+	return MPI_SUCCESS;
+}
+
+static int attr_get(struct michi_attr *list, struct michi_keyval *kv, void *out, int *flag)
+{
+	struct michi_attr **at = attr_find(&list, kv);
+
+	*flag = at != NULL;
+	if (at)
+		*(void **)out = (*at)->val;
+	return MPI_SUCCESS;
+}
+
+static int attr_delete(struct michi_comm *c, const char *fname, struct michi_attr **list, int obj,
+		       struct michi_keyval *kv)
+{
+	struct michi_attr **at = attr_find(list, kv), *a;
+	int err;
+
+	if (!at)
+		return michi_mpi_err(c, MPI_ERR_KEYVAL, fname,
+				     "(keyval=0x%x): no such attribute on the object",
+				     (unsigned)michi_p2h(kv));
+	a = *at;
+	if ((err = attr_delete_cb(obj, a)))
+		return michi_mpi_err(c, MPI_ERR_OTHER, fname,
+				     "(): the attribute's delete callback returned %d", err);
+	*at = a->next;
+	keyval_put(a->kv);
+	free(a);
+	return MPI_SUCCESS;
+}
+
+int michi_attrs_delete_all(int obj, struct michi_attr **list)
+{
+	int first = MPI_SUCCESS;
+
+	while (*list) {
+		struct michi_attr *a = *list;
+		int err = attr_delete_cb(obj, a);
+
+		if (err && first == MPI_SUCCESS)
+			first = err;
+		*list = a->next;
+		keyval_put(a->kv);
+		free(a);
+	}
+	return first;
+}
+
+int michi_attrs_copy(int oldobj, struct michi_attr *src, struct michi_attr **dst)
+{
+	struct michi_attr *a, *tail = NULL;
+	int err;
+
+	*dst = NULL;
+	for (a = src; a; a = a->next) {
+		attr_copy_fn *fn = (attr_copy_fn *)a->kv->copy;
+		struct michi_attr *n;
+		void *out = NULL;
+		int flag = 0;
+
+		if (!fn)
+			continue;
+		err = fn(oldobj, (int)michi_p2h(a->kv), a->kv->extra, a->val, &out, &flag);
+		if (err)
+			return err;
+		if (!flag)
+			continue;
+		n = malloc(sizeof(*n));
+		if (!n)
+			return MPI_ERR_NO_MEM;
+		n->kv = a->kv;
+		n->val = out;
+		n->next = NULL;
+		a->kv->h.refs++;
+		/* keep the order of the original */
+		if (tail)
+			tail->next = n;
+		else
+			*dst = n;
+		tail = n;
+	}
+	return MPI_SUCCESS;
+}
+
+/* ---- communicators ------------------------------------------------------ */
+
+#define COMM_ATTR_ARG(fname, comm, c) do { \
+	MICHI_CHECK_INIT(fname); \
+	(c) = michi_comm_get(comm); \
+	if (ERRCHK && unlikely(!(c))) \
+		return michi_check_comm_slow(comm, fname); \
+} while (0)
+
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
+			    int *keyval, void *extra_state)
+{
+	return keyval_create("MPI_Comm_create_keyval", KV_COMM, (void *)copy, (void *)del, keyval,
+			     extra_state);
+}
+MICHI_ALIAS(Comm_create_keyval)
+
+int PMPI_Keyval_create(MPI_Copy_function *copy, MPI_Delete_function *del, int *keyval,
+		       void *extra_state)
+{
+	return keyval_create("MPI_Keyval_create", KV_COMM, (void *)copy, (void *)del, keyval,
+			     extra_state);
+}
+MICHI_ALIAS(Keyval_create)
+
+int PMPI_Comm_free_keyval(int *keyval)
+{
+	return keyval_free("MPI_Comm_free_keyval", KV_COMM, keyval);
+}
+MICHI_ALIAS(Comm_free_keyval)
+
+int PMPI_Keyval_free(int *keyval)
+{
+	return keyval_free("MPI_Keyval_free", KV_COMM, keyval);
+}
+MICHI_ALIAS(Keyval_free)
+
+static int comm_set_attr(const char *fname, MPI_Comm comm, int keyval, void *val)
+{
+	struct michi_comm *c;
+	struct michi_keyval *kv;
+
+	COMM_ATTR_ARG(fname, comm, c);
+	kv = keyval_get(keyval, KV_COMM);
+	if (!kv)
+		return keyval_bad(c, fname, keyval, KV_COMM);
+	return attr_set(c, fname, &c->attrs, (int)c->handle, kv, val);
+}
+
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+	return comm_set_attr("MPI_Comm_set_attr", comm, comm_keyval, attribute_val);
+}
+MICHI_ALIAS(Comm_set_attr)
+
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+	return comm_set_attr("MPI_Attr_put", comm, keyval, attribute_val);
+}
+MICHI_ALIAS(Attr_put)
+
+static int comm_delete_attr(const char *fname, MPI_Comm comm, int keyval)
+{
+	struct michi_comm *c;
+	struct michi_keyval *kv;
+
+	COMM_ATTR_ARG(fname, comm, c);
+	kv = keyval_get(keyval, KV_COMM);
+	if (!kv)
+		return keyval_bad(c, fname, keyval, KV_COMM);
+	return attr_delete(c, fname, &c->attrs, (int)c->handle, kv);
+}
+
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+	return comm_delete_attr("MPI_Comm_delete_attr", comm, comm_keyval);
+}
+MICHI_ALIAS(Comm_delete_attr)
+
+int PMPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+	return comm_delete_attr("MPI_Attr_delete", comm, keyval);
+}
+MICHI_ALIAS(Attr_delete)
+
+/* A user key's value for MPI_Comm_get_attr (mpi/comm.c does the
+ * predefined ones); 0 when keyval is not a communicator key. */
+int michi_comm_user_attr(struct michi_comm *c, int keyval, void *out, int *flag)
+{
+	struct michi_keyval *kv = keyval_get(keyval, KV_COMM);
+
+	if (!kv)
+		return 0;
+	attr_get(c->attrs, kv, out, flag);
+	return 1;
+}
+
+/* ---- datatypes ---------------------------------------------------------- */
+
+struct type_attrs {
+	struct type_attrs *next;
+	MPI_Datatype dt;
+	struct michi_attr *attrs;
+};
+
+static struct type_attrs *type_table;
+
+static struct type_attrs *type_entry(MPI_Datatype dt, int create)
+{
+	struct type_attrs *t;
+
+	for (t = type_table; t; t = t->next)
+		if (t->dt == dt)
+			return t;
+	if (!create || !(t = calloc(1, sizeof(*t))))
+		return NULL;
+	t->dt = dt;
+	t->next = type_table;
+	type_table = t;
+	return t;
+}
+
+#define TYPE_ATTR_ARG(fname, dt) do { \
+	MICHI_CHECK_INIT(fname); \
+	if (ERRCHK && !michi_dt_ok(dt)) \
+		return michi_mpi_err(NULL, MPI_ERR_TYPE, fname, "(datatype=0x%x): not a valid " \
+				     "datatype", (unsigned)(dt)); \
+} while (0)
+
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy, MPI_Type_delete_attr_function *del,
+			    int *keyval, void *extra_state)
+{
+	return keyval_create("MPI_Type_create_keyval", KV_TYPE, (void *)copy, (void *)del, keyval,
+			     extra_state);
+}
+MICHI_ALIAS(Type_create_keyval)
+
+int PMPI_Type_free_keyval(int *keyval)
+{
+	return keyval_free("MPI_Type_free_keyval", KV_TYPE, keyval);
+}
+MICHI_ALIAS(Type_free_keyval)
+
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+{
+	struct michi_keyval *kv;
+	struct type_attrs *t;
+
+	TYPE_ATTR_ARG("MPI_Type_set_attr", datatype);
+	kv = keyval_get(type_keyval, KV_TYPE);
+	if (!kv)
+		return keyval_bad(NULL, "MPI_Type_set_attr", type_keyval, KV_TYPE);
+	t = type_entry(datatype, 1);
+	if (!t)
+		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Type_set_attr", "(): no memory");
+	return attr_set(NULL, "MPI_Type_set_attr", &t->attrs, (int)datatype, kv, attribute_val);
+}
+MICHI_ALIAS(Type_set_attr)
+
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+{
+	struct michi_keyval *kv;
+	struct type_attrs *t;
+
+	TYPE_ATTR_ARG("MPI_Type_get_attr", datatype);
+	if (ERRCHK && (!attribute_val || !flag))
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Type_get_attr", "(): NULL output pointer");
+	kv = keyval_get(type_keyval, KV_TYPE);
+	if (!kv)
+		return keyval_bad(NULL, "MPI_Type_get_attr", type_keyval, KV_TYPE);
+	t = type_entry(datatype, 0);
+	*flag = 0;
+	return t ? attr_get(t->attrs, kv, attribute_val, flag) : MPI_SUCCESS;
+}
+MICHI_ALIAS(Type_get_attr)
+
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+{
+	struct michi_keyval *kv;
+	struct type_attrs *t;
+
+	TYPE_ATTR_ARG("MPI_Type_delete_attr", datatype);
+	kv = keyval_get(type_keyval, KV_TYPE);
+	if (!kv)
+		return keyval_bad(NULL, "MPI_Type_delete_attr", type_keyval, KV_TYPE);
+	t = type_entry(datatype, 0);
+	if (!t)
+		return michi_mpi_err(NULL, MPI_ERR_KEYVAL, "MPI_Type_delete_attr",
+				     "(keyval=0x%x): no such attribute on the datatype",
+				     (unsigned)type_keyval);
+	return attr_delete(NULL, "MPI_Type_delete_attr", &t->attrs, (int)datatype, kv);
+}
+MICHI_ALIAS(Type_delete_attr)
+
+/* ---- windows: keys only, until windows exist ----------------------------- */
+
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy, MPI_Win_delete_attr_function *del,
+			   int *keyval, void *extra_state)
+{
+	return keyval_create("MPI_Win_create_keyval", KV_WIN, (void *)copy, (void *)del, keyval,
+			     extra_state);
+}
+MICHI_ALIAS(Win_create_keyval)
+
+int PMPI_Win_free_keyval(int *keyval)
+{
+	return keyval_free("MPI_Win_free_keyval", KV_WIN, keyval);
+}
+MICHI_ALIAS(Win_free_keyval)
