@@ -9,6 +9,8 @@
 #include "pt2pt.h"
 #include "coll.h"
 
+#include <stdlib.h>
+
 static inline void coll_comm_of(const struct michi_comm *c, struct coll_comm *cc)
 {
 	cc->rank = c->rank;
@@ -193,6 +195,21 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 		return MPI_SUCCESS;
 	coll_comm_of(c, &cc);
 	coll_op_of(&o, op, datatype);
+	if (unlikely(!michi_op_commutes(op))) {
+		/* rank order: every rank combines through rank 0 in order,
+		 * then the root keeps the result */
+		size_t len = (size_t)count * o.extent;
+		void *tmp = c->rank == root ? recvbuf : malloc(len);
+		michi_status_t st;
+
+		if (!tmp)
+			return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
+		st = coll_allreduce_flat(&cc, sendbuf == MPI_IN_PLACE ? NULL : sendbuf, tmp,
+					 (size_t)count, &o);
+		if (tmp != recvbuf)
+			free(tmp);
+		return coll_done(c, st, fname);
+	}
 	return coll_done(c, coll_reduce_binomial(&cc, sendbuf == MPI_IN_PLACE ? NULL : sendbuf,
 						 recvbuf, (size_t)count, &o, root), fname);
 }
@@ -223,9 +240,11 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 		return MPI_SUCCESS;
 	coll_comm_of(c, &cc);
 	coll_op_of(&o, op, datatype);
-	/* every rank decides alike: the host map and the sizes are the job's */
-	if (c->size > 4 && c->size <= coll_flat_ranks && michi_state.single_host &&
-	    (size_t)count * o.extent <= coll_flat_bytes)
+	/* every rank decides alike: the host map and the sizes are the job's;
+	 * an op that does not commute needs the rank order of the flat one */
+	if (!michi_op_commutes(op) ||
+	    (c->size > 4 && c->size <= coll_flat_ranks && michi_state.single_host &&
+	     (size_t)count * o.extent <= coll_flat_bytes))
 		return coll_done(c, coll_allreduce_flat(&cc, sendbuf == MPI_IN_PLACE ? NULL : sendbuf,
 							recvbuf, (size_t)count, &o), fname);
 	return coll_done(c, coll_allreduce_recdbl(&cc, sendbuf == MPI_IN_PLACE ? NULL : sendbuf,

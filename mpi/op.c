@@ -14,6 +14,8 @@
 
 #include "op.h"
 
+#include <limits.h>
+
 enum op_ctype {
 	OT_NONE, OT_I8, OT_U8, OT_I16, OT_U16, OT_I32, OT_U32, OT_I64, OT_U64,
 	OT_FLT, OT_DBL, OT_LDBL, OT_CFLT, OT_CDBL, OT_CLDBL, OT_BOOL, OT_FLOGICAL,
@@ -218,11 +220,52 @@ static const op_fn op_fns[] = {
 	[OT_SHORT_INT] = op_short_int, [OT_LDBL_INT] = op_ldbl_int,
 };
 
+/* A user op (MPI_Op_create): the function and whether it commutes. */
+struct michi_op {
+	struct michi_obj h;
+	MPI_User_function *fn;
+	int commute;
+};
+
+static struct michi_op *user_op(MPI_Op op)
+{
+	return michi_obj_check((uint32_t)op, MICHI_KIND_OP);
+}
+
+int michi_op_commutes(MPI_Op op)
+{
+	struct michi_op *u;
+
+	if (michi_op_is_predefined(op))
+		return 1;
+	u = user_op(op);
+	return u ? u->commute : 0;
+}
+
 int michi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype dt)
 {
-	enum op_ctype t = op_ctype_of(dt);
+	enum op_ctype t;
+	struct michi_op *u;
 
-	if (t == OT_NONE || !michi_op_is_predefined(op))
+	if (unlikely(!michi_op_is_predefined(op))) {
+		/* a user function takes an int count: larger runs go in pieces */
+		MPI_Aint ext = michi_dt_extent(dt);
+		MPI_Count done = 0;
+
+		u = user_op(op);
+		if (!u)
+			return MPI_ERR_OP;
+		while (in && done < count) {
+			int n = count - done > INT_MAX ? INT_MAX : (int)(count - done);
+			MPI_Datatype d = dt;
+
+			u->fn((char *)in + done * ext, (char *)inout + done * ext, &n, &d);
+			done += n;
+		}
+		return 0;
+	}
+	t = op_ctype_of(dt);
+	if (t == OT_NONE)
 		return MPI_ERR_OP;
 	return op_fns[t](op, in, inout, (size_t)count);
 }
@@ -255,13 +298,8 @@ int michi_err_op(struct michi_comm *c, const char *fname, MPI_Op op, MPI_Datatyp
 	if (op == MPI_REPLACE || op == MPI_NO_OP)
 		return michi_mpi_err(c, MPI_ERR_OP, fname,
 				     "(op=%s): only valid in one-sided accumulates", michi_op_name(op));
-	if (!michi_op_is_predefined(op)) {
-		if ((uint32_t)op >> MICHI_REGION_SHIFT == (MICHI_HANDLE_USER >> MICHI_REGION_SHIFT | MICHI_KIND_OP))
-			return michi_mpi_err(c, MPI_ERR_OP, fname,
-					     "(op=0x%x): user-defined ops are not supported yet",
-					     (unsigned)op);
+	if (!michi_op_is_predefined(op))
 		return michi_mpi_err(c, MPI_ERR_OP, fname, "(op=0x%x): not a valid op", (unsigned)op);
-	}
 	return michi_mpi_err(c, MPI_ERR_OP, fname, "(op=%s, datatype=%s): %s is not defined on %s",
 			     michi_op_name(op), michi_dt_name(dt), michi_op_name(op),
 			     michi_dt_name(dt));
@@ -307,13 +345,50 @@ MICHI_ALIAS(Reduce_local_c)
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
 	MICHI_CHECK_INIT("MPI_Op_commutative");
-	if (ERRCHK && !michi_op_is_predefined(op) && op != MPI_REPLACE && op != MPI_NO_OP)
+	if (ERRCHK && !michi_op_is_predefined(op) && op != MPI_REPLACE && op != MPI_NO_OP &&
+	    !user_op(op))
 		return michi_err_op(NULL, "MPI_Op_commutative", op, MPI_DATATYPE_NULL);
 	if (ERRCHK && !commute)
 		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Op_commutative",
 				     "(commute=NULL): output pointer is NULL");
 	/* every predefined op is commutative; REPLACE and NO_OP are not */
-	*commute = michi_op_is_predefined(op);
+	*commute = michi_op_commutes(op);
 	return MPI_SUCCESS;
 }
 MICHI_ALIAS(Op_commutative)
+
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+	struct michi_op *u;
+
+	MICHI_CHECK_INIT("MPI_Op_create");
+	if (ERRCHK && (!user_fn || !op))
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Op_create",
+				     "(user_fn=%p, op=%p): NULL pointer", (void *)user_fn, (void *)op);
+	u = michi_obj_alloc(MICHI_KIND_OP);
+	if (!u)
+		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Op_create", "(): no memory");
+	u->fn = user_fn;
+	u->commute = commute != 0;
+	*op = (MPI_Op)michi_p2h(u);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Op_create)
+
+int PMPI_Op_free(MPI_Op *op)
+{
+	struct michi_op *u;
+
+	MICHI_CHECK_INIT("MPI_Op_free");
+	if (ERRCHK && !op)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Op_free", "(op=NULL): NULL pointer");
+	u = user_op(*op);
+	if (!u)
+		return michi_mpi_err(NULL, MPI_ERR_OP, "MPI_Op_free", "(op=0x%x): %s", (unsigned)*op,
+				     michi_op_is_predefined(*op) ? "a predefined op cannot be freed"
+								  : "not a valid op");
+	michi_obj_free(MICHI_KIND_OP, u);
+	*op = MPI_OP_NULL;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Op_free)

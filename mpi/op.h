@@ -15,10 +15,15 @@ static inline int michi_op_is_predefined(MPI_Op op)
 }
 
 /* inout[i] = in[i] op inout[i] for count elements of dt; 0, or MPI_ERR_OP
- * when op is not defined on dt (nothing is written then). */
+ * when op is not defined on dt (nothing is written then). in NULL only
+ * checks. */
 int michi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype dt);
 
-/* 0 when michi_op_apply accepts (op, dt), else MPI_ERR_OP. */
+/* 1 for predefined ops and user ops created commutative. */
+int michi_op_commutes(MPI_Op op);
+
+/* 0 when michi_op_apply accepts (op, dt), else MPI_ERR_OP. User ops
+ * accept any datatype: their function decides. */
 int michi_op_check(MPI_Op op, MPI_Datatype dt);
 
 const char *michi_op_name(MPI_Op op);
