@@ -103,27 +103,25 @@ MICHI_TUNABLE(shm_rewind_min, "shm_rewind_min", MICHI_T_SIZE, "1k", MICHI_LEVEL_
 
 /*
  * Before the first record of a frame: if the receiver has taken every
- * record and we are not at the ring's first cell, the frame starts at
- * the next lap instead (see shm.h).
+ * record and we are not at the ring's first cell, a skip record takes
+ * both sides there (see shm.h).
  */
 static void tx_rewind(struct shm_tx *t, size_t len)
 {
-	uint64_t off = t->tail & t->mask;
-	size_t first = len < t->first_max ? len : t->first_max;
+	uint64_t off = t->tail & t->mask, n;
+	char *c;
 
-	/* the cells skipped count as used until the receiver passes them,
-	 * which it does only on reading this first record: it must fit in
-	 * what the skip leaves (first record cells <= off) */
-	if (!shm_rewind_min || len < shm_rewind_min || off == 0 ||
-	    (SHM_FIRST_HDR + first + SHM_CELL - 1) >> SHM_CELL_SHIFT > off)
+	if (!shm_rewind_min || len < shm_rewind_min || off == 0)
 		return;
 	t->head_cache = atomic_load_explicit(&t->ctl->head, memory_order_acquire);
 	t->limit = t->head_cache + t->ncells;
 	if (t->head_cache != t->tail)
 		return;
-	/* the receiver, idle at its head, also looks at the next lap's
-	 * first cell (rx_valid) */
-	t->tail = (t->tail | t->mask) + 1;
+	n = t->ncells - off;
+	c = t->cells + (off << SHM_CELL_SHIFT);
+	atomic_store_explicit((_Atomic uint64_t *)c, shm_stamp(t->tail | SHM_SKIP, n, t->key),
+			      memory_order_release);
+	t->tail += n;
 }
 
 static int tx_write(struct shm_tx *t, struct shm_txq *q)
@@ -275,45 +273,23 @@ int shm_tx_ready(struct shm_tx *t)
 	return t->qhead && tx_free_cells(t, t->ncells) > 0;
 }
 
-static inline uint64_t rx_stamp(const struct shm_rx *r, uint64_t pos)
+static inline int rx_valid(const struct shm_rx *r, uint64_t *ncells)
 {
-	const char *c = r->cells + ((pos & r->mask) << SHM_CELL_SHIFT);
+	const char *c = r->cells + ((r->head & r->mask) << SHM_CELL_SHIFT);
+	uint64_t s = atomic_load_explicit((const _Atomic uint64_t *)c,
+					  memory_order_acquire) ^ r->key;
 
-	return atomic_load_explicit((const _Atomic uint64_t *)c, memory_order_acquire) ^ r->key;
-}
-
-/*
- * Is a record at head? Between frames the sender may have started the
- * next one at the next lap's first cell (it found the ring empty), so
- * that cell is looked at too; only one of the two can hold a record with
- * the position it is looked for at. Moves head to the record found.
- */
-static inline int rx_valid(struct shm_rx *r, uint64_t *ncells)
-{
-	uint64_t s = rx_stamp(r, r->head), lap;
-
-	if (likely(!((s ^ r->head) & SHM_POS_MASK))) {
-		*ncells = s >> 48;
-		return 1;
-	}
-	if (r->left || !(r->head & r->mask))
+	if ((s ^ r->head) & SHM_POS_MASK)
 		return 0;
-	lap = (r->head | r->mask) + 1;
-	s = rx_stamp(r, lap);
-	if ((s ^ lap) & SHM_POS_MASK)
-		return 0;
-	r->head = lap;
 	*ncells = s >> 48;
-	return 1;
+	return 1 + !!(s & SHM_SKIP);
 }
 
 int shm_rx_ready(const struct shm_rx *r)
 {
-	uint64_t s = rx_stamp(r, r->head), lap = (r->head | r->mask) + 1;
+	uint64_t nc;
 
-	if (!((s ^ r->head) & SHM_POS_MASK))
-		return 1;
-	return !r->left && (r->head & r->mask) && !((rx_stamp(r, lap) ^ lap) & SHM_POS_MASK);
+	return rx_valid(r, &nc);
 }
 
 static inline void rx_take(struct shm_rx *r, const char *src, size_t n)
@@ -333,12 +309,18 @@ int shm_rx_poll(struct shm_rx *r, int budget)
 	int n;
 
 	for (n = 0; n < budget; n++) {
-		const char *c;
+		const char *c = r->cells + ((r->head & r->mask) << SHM_CELL_SHIFT);
 		uint64_t nc, room;
+		int v = rx_valid(r, &nc);
 
-		if (!rx_valid(r, &nc))
+		if (!v)
 			break;
-		c = r->cells + ((r->head & r->mask) << SHM_CELL_SHIFT);
+		if (v == 2) {
+			/* a skip record: on to the next lap (only between frames) */
+			r->head += nc;
+			atomic_store_explicit(&r->ctl->head, r->head, memory_order_release);
+			continue;
+		}
 		room = (nc << SHM_CELL_SHIFT);
 		if (r->left == 0) {
 			const void *h = c + SHM_REC_HDR;
