@@ -22,11 +22,7 @@
  * two-copy path). The stamp holds the record's position (cells since the
  * ring started) and length in cells, XORed with a per-ring random key, so
  * stale cells of the previous lap, payload included, never pass for a
- * record. A skip record (no frame) takes the consumer to the next lap:
- * a sender that finds the ring empty starts a frame of a kilobyte or more
- * at the ring's first cell again, so that a ping-pong reuses the same
- * cache lines (writing lines the peer read long ago costs the sender a
- * fetch of each, measured at nearly twice the time of a 4 KiB exchange).
+ * record.
  */
 /* device.h first and outside the guard: it includes shm_fast.h, which
  * needs this file's definitions whichever of the two comes first */
@@ -44,11 +40,10 @@
 #define SHM_CELL_SHIFT 6
 #define SHM_REC_HDR 8                              /* the stamp */
 #define SHM_FIRST_HDR (SHM_REC_HDR + MICHI_FRAME_HDR_SIZE)
-#define SHM_POS_MASK ((1ull << 47) - 1)
-#define SHM_SKIP (1ull << 47)                      /* a record of no frame */
+#define SHM_POS_MASK ((1ull << 48) - 1)
 #define SHM_MAX_REC_CELLS 65535u                   /* 16 bits in the stamp */
 
-/* pos stays below 2^47 (8 PiB through one ring); bit 47 marks a skip */
+/* pos stays below 2^48 (2^48 cells are 16 PiB through one ring) */
 static inline uint64_t shm_stamp(uint64_t pos, uint64_t ncells, uint64_t key)
 {
 	return (pos | (ncells << 48)) ^ key;
