@@ -343,12 +343,17 @@ static struct type_attrs *type_entry(MPI_Datatype dt, int create)
 	return t;
 }
 
-#define TYPE_ATTR_ARG(fname, dt) do { \
-	MICHI_CHECK_INIT(fname); \
-	if (ERRCHK && !michi_dt_ok(dt)) \
-		return michi_mpi_err(NULL, MPI_ERR_TYPE, fname, "(datatype=0x%x): not a valid " \
-				     "datatype", (unsigned)(dt)); \
-} while (0)
+/* The checks every MPI_Type_*_attr call opens with; finds the keyval. */
+static int type_attr_key(const char *fname, MPI_Datatype dt, int keyval,
+			 struct michi_keyval **kv)
+{
+	MICHI_CHECK_INIT(fname);
+	if (ERRCHK && !michi_dt_ok(dt))
+		return michi_mpi_err(NULL, MPI_ERR_TYPE, fname,
+				     "(datatype=0x%x): not a valid datatype", (unsigned)dt);
+	*kv = keyval_get(keyval, KV_TYPE);
+	return *kv ? MPI_SUCCESS : keyval_bad(NULL, fname, keyval, KV_TYPE);
+}
 
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy, MPI_Type_delete_attr_function *del,
 			    int *keyval, void *extra_state)
@@ -369,10 +374,10 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
 	struct michi_keyval *kv;
 	struct type_attrs *t;
 
-	TYPE_ATTR_ARG("MPI_Type_set_attr", datatype);
-	kv = keyval_get(type_keyval, KV_TYPE);
-	if (!kv)
-		return keyval_bad(NULL, "MPI_Type_set_attr", type_keyval, KV_TYPE);
+	int err = type_attr_key("MPI_Type_set_attr", datatype, type_keyval, &kv);
+
+	if (err)
+		return err;
 	t = type_entry(datatype, 1);
 	if (!t)
 		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Type_set_attr", "(): no memory");
@@ -385,12 +390,12 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
 	struct michi_keyval *kv;
 	struct type_attrs *t;
 
-	TYPE_ATTR_ARG("MPI_Type_get_attr", datatype);
+	int err = type_attr_key("MPI_Type_get_attr", datatype, type_keyval, &kv);
+
+	if (err)
+		return err;
 	if (ERRCHK && (!attribute_val || !flag))
 		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Type_get_attr", "(): NULL output pointer");
-	kv = keyval_get(type_keyval, KV_TYPE);
-	if (!kv)
-		return keyval_bad(NULL, "MPI_Type_get_attr", type_keyval, KV_TYPE);
 	t = type_entry(datatype, 0);
 	*flag = 0;
 	return t ? attr_get(t->attrs, kv, attribute_val, flag) : MPI_SUCCESS;
@@ -402,10 +407,10 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 	struct michi_keyval *kv;
 	struct type_attrs *t;
 
-	TYPE_ATTR_ARG("MPI_Type_delete_attr", datatype);
-	kv = keyval_get(type_keyval, KV_TYPE);
-	if (!kv)
-		return keyval_bad(NULL, "MPI_Type_delete_attr", type_keyval, KV_TYPE);
+	int err = type_attr_key("MPI_Type_delete_attr", datatype, type_keyval, &kv);
+
+	if (err)
+		return err;
 	t = type_entry(datatype, 0);
 	if (!t)
 		return michi_mpi_err(NULL, MPI_ERR_KEYVAL, "MPI_Type_delete_attr",

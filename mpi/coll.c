@@ -264,6 +264,41 @@ static int coll_check_rootbuf(struct michi_comm *c, const char *fname, const cha
 	return coll_check_buf(c, fname, arg, buf, count, dt);
 }
 
+/*
+ * The argument checks a rooted gather or scatter shares: every rank's own
+ * buffer ("send" for a gather, "recv" for a scatter), which only the root may
+ * pass as MPI_IN_PLACE, and the root's buffer on the other side.
+ */
+static int coll_check_rooted(struct michi_comm *c, const char *fname, int root, int gather,
+			     const void *mine, int count, MPI_Datatype dt, const void *rootbuf,
+			     const int *counts, const int *displs, int rootcount,
+			     MPI_Datatype roottype)
+{
+	const char *side = gather ? "send" : "recv", *other = gather ? "recv" : "send";
+	const char *sidebuf = gather ? "sendbuf" : "recvbuf";
+	const char *otherbuf = gather ? "recvbuf" : "sendbuf";
+	int err;
+
+	if ((err = coll_check_root(c, fname, root)))
+		return err;
+	if (mine == MPI_IN_PLACE) {
+		if (c->rank != root)
+			return coll_err_inplace(c, fname, sidebuf, "only the root may pass it");
+	} else if ((err = coll_check_buf(c, fname, side, mine, count, dt))) {
+		return err;
+	}
+	if (c->rank != root)
+		return MPI_SUCCESS;
+	if ((err = coll_check_rootbuf(c, fname, other, rootbuf, counts, displs, rootcount,
+				      roottype)))
+		return err;
+	if (rootbuf == MPI_IN_PLACE)
+		return coll_err_inplace(c, fname, otherbuf, gather ?
+					"only sendbuf may be MPI_IN_PLACE" :
+					"only recvbuf may be MPI_IN_PLACE");
+	return MPI_SUCCESS;
+}
+
 static int gather_common(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 			 void *recvbuf, const int *recvcounts, const int *displs, int recvcount,
 			 MPI_Datatype recvtype, int root, MPI_Comm comm, const char *fname)
@@ -278,20 +313,9 @@ static int gather_common(const void *sendbuf, int sendcount, MPI_Datatype sendty
 	if (ERRCHK) {
 		if (unlikely(!c))
 			return michi_check_comm_slow(comm, fname);
-		if ((err = coll_check_root(c, fname, root)))
+		if ((err = coll_check_rooted(c, fname, root, 1, sendbuf, sendcount, sendtype,
+					     recvbuf, recvcounts, displs, recvcount, recvtype)))
 			return err;
-		if (inplace && c->rank != root)
-			return coll_err_inplace(c, fname, "sendbuf", "only the root may pass it");
-		if (!inplace && (err = coll_check_buf(c, fname, "send", sendbuf, sendcount, sendtype)))
-			return err;
-		if (c->rank == root) {
-			if ((err = coll_check_rootbuf(c, fname, "recv", recvbuf, recvcounts, displs,
-						      recvcount, recvtype)))
-				return err;
-			if (recvbuf == MPI_IN_PLACE)
-				return coll_err_inplace(c, fname, "recvbuf",
-							"only sendbuf may be MPI_IN_PLACE");
-		}
 	}
 	if (c->rank == root)
 		ext = (size_t)michi_dt_extent(recvtype);
@@ -339,20 +363,9 @@ static int scatter_common(const void *sendbuf, const int *sendcounts, const int 
 	if (ERRCHK) {
 		if (unlikely(!c))
 			return michi_check_comm_slow(comm, fname);
-		if ((err = coll_check_root(c, fname, root)))
+		if ((err = coll_check_rooted(c, fname, root, 0, recvbuf, recvcount, recvtype,
+					     sendbuf, sendcounts, displs, sendcount, sendtype)))
 			return err;
-		if (inplace && c->rank != root)
-			return coll_err_inplace(c, fname, "recvbuf", "only the root may pass it");
-		if (!inplace && (err = coll_check_buf(c, fname, "recv", recvbuf, recvcount, recvtype)))
-			return err;
-		if (c->rank == root) {
-			if ((err = coll_check_rootbuf(c, fname, "send", sendbuf, sendcounts, displs,
-						      sendcount, sendtype)))
-				return err;
-			if (sendbuf == MPI_IN_PLACE)
-				return coll_err_inplace(c, fname, "sendbuf",
-							"only recvbuf may be MPI_IN_PLACE");
-		}
 	}
 	if (c->rank == root)
 		ext = (size_t)michi_dt_extent(sendtype);
