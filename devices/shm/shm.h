@@ -23,6 +23,16 @@
  * ring started) and length in cells, XORed with a per-ring random key, so
  * stale cells of the previous lap, payload included, never pass for a
  * record.
+ *
+ * That needs every cell's first word to be either a whole stamp or no
+ * part of one. A record whose payload ends 1 to 7 bytes into a cell
+ * after its first leaves that cell's first word half payload, half the
+ * stamp an earlier lap wrote there; a lap later, when positions differ
+ * in the low byte only (small rings), it passed the position check about
+ * once in 256 tries, a record of the wrong length was taken and the
+ * stream was lost. So the consumer, which sees every record before its
+ * cells go back, clears such a word before it publishes its head
+ * (shm_rx_poll); the senders' paths pay nothing for it.
  */
 /* device.h first and outside the guard: it includes shm_fast.h, which
  * needs this file's definitions whichever of the two comes first */
@@ -123,7 +133,7 @@ _Static_assert(sizeof(struct shm_tx) == 128, "shm_tx is two lines");
 
 /* Receiving side of one ring. */
 struct shm_rx {
-	const char *cells;
+	char *cells;
 	uint64_t head;
 	uint64_t mask;
 	uint64_t key;

@@ -262,7 +262,8 @@ int shm_rx_ready(const struct shm_rx *r)
 	return rx_valid(r, &nc);
 }
 
-static inline void rx_take(struct shm_rx *r, const char *src, size_t n)
+/* Take n payload bytes at src; returns n. */
+static inline size_t rx_take(struct shm_rx *r, const char *src, size_t n)
 {
 	if (r->rx.buf && r->done < r->rx.cap) {
 		size_t k = r->rx.cap - r->done;
@@ -271,6 +272,17 @@ static inline void rx_take(struct shm_rx *r, const char *src, size_t n)
 	}
 	r->done += n;
 	r->left -= n;
+	return n;
+}
+
+/* A record at c whose stamp, header and payload take used bytes ends 1 to
+ * 7 bytes into a cell after its first: clear that cell's first word, part
+ * of which is an older stamp (shm.h). */
+static inline void rx_clear_tail(char *c, size_t used)
+{
+	if (unlikely(((used - 1) & (SHM_CELL - 1)) < 7 && used > SHM_CELL))
+		atomic_store_explicit((_Atomic uint64_t *)(c + ((used - 1) & ~(size_t)(SHM_CELL - 1))),
+				      0, memory_order_relaxed);
 }
 
 /* Take up to budget records from r; returns records taken. */
@@ -279,7 +291,7 @@ int shm_rx_poll(struct shm_rx *r, int budget)
 	int n;
 
 	for (n = 0; n < budget; n++) {
-		const char *c = r->cells + ((r->head & r->mask) << SHM_CELL_SHIFT);
+		char *c = r->cells + ((r->head & r->mask) << SHM_CELL_SHIFT);
 		uint64_t nc, room;
 
 		if (!rx_valid(r, &nc))
@@ -293,10 +305,12 @@ int shm_rx_poll(struct shm_rx *r, int budget)
 			r->done = 0;
 			r->left = len;
 			mtmi_dev_recv_hdr(r->peer, h, &r->rx);
-			rx_take(r, c + SHM_FIRST_HDR, len < room ? len : room);
+			rx_clear_tail(c, SHM_FIRST_HDR +
+					 rx_take(r, c + SHM_FIRST_HDR, len < room ? len : room));
 		} else {
 			room -= SHM_REC_HDR;
-			rx_take(r, c + SHM_REC_HDR, r->left < room ? r->left : room);
+			rx_clear_tail(c, SHM_REC_HDR +
+					 rx_take(r, c + SHM_REC_HDR, r->left < room ? r->left : room));
 		}
 		r->head += nc;
 		atomic_store_explicit(&r->ctl->head, r->head, memory_order_release);

@@ -242,7 +242,9 @@ static michi_status_t seg_map_rings(int fd, const struct michi_job *job, int *lo
 		t = &shm.tx[locals[p]];
 		t->cells = ring_map(fd, shm.ctl_bytes + (size_t)out * rb, rb, PROT_READ | PROT_WRITE);
 		r = &shm.rx[shm.nrx];
-		r->cells = ring_map(fd, shm.ctl_bytes + (size_t)in * rb, rb, PROT_READ);
+		/* writable: the consumer clears half-stale stamp words (shm.h) */
+		r->cells = ring_map(fd, shm.ctl_bytes + (size_t)in * rb, rb,
+				    PROT_READ | PROT_WRITE);
 		if (!t->cells || !r->cells)
 			return michi_err(MICHI_ERR_IO, "shm: cannot map the rings with rank %d: %s",
 					 locals[p], strerror(errno));

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test/unit/check_tcp_framing.c: the device layer, self and tcp devices
- * against a fake MTMI, with several "ranks" as forked processes talking
- * over loopback.
+ * (and the shm ring's stamps) against a fake MTMI, with several "ranks"
+ * as forked processes talking over loopback or shared memory.
  *
  * The fake MTMI (the four mtmi_dev_* upcalls) checks every frame: the
  * header names its source and a per-peer sequence number (order), the
- * payload is a pattern derived from both (content), and the sender can ask
- * the receiver for a smaller buffer (truncation). The fake job has an
+ * payload is a pattern derived from both (content; the header may flip
+ * bits of the last byte), and the sender can ask the receiver for a
+ * smaller buffer (truncation). The fake job has an
  * in-memory key-value space and fence in a shared mapping. Each test forks
  * its ranks, which report failures through the shared mapping; every wait
  * is bounded. Needs Check's fork mode (the default): tunables are read
@@ -16,6 +17,7 @@
 #include "config.h"
 #include "device.h"
 #include "tcp/tcp.h"
+#include "shm/shm.h"
 
 #include <arpa/inet.h>
 #include <check.h>
@@ -129,6 +131,7 @@ struct rcv {
 	size_t cap, len;
 	uint64_t seq;
 	int src;
+	uint8_t xlast;   /* XORed into the pattern's last byte */
 };
 
 static uint64_t next_seq[MAXR], send_seq[MAXR];
@@ -140,6 +143,11 @@ static int in_upcall;
 static inline uint8_t pat(uint64_t i, uint64_t seq, int src)
 {
 	return (uint8_t)(i * 7 + seq * 13 + (uint64_t)src + 1);
+}
+
+static inline uint8_t pat_x(uint64_t i, uint64_t len, uint64_t seq, int src, uint8_t xlast)
+{
+	return pat(i, seq, src) ^ (i + 1 == len ? xlast : 0);
 }
 
 void mtmi_dev_recv_hdr(int peer, const void *hdr, struct michi_rx *rx)
@@ -160,6 +168,7 @@ void mtmi_dev_recv_hdr(int peer, const void *hdr, struct michi_rx *rx)
 	r->cap = h[3] ? h[3] - 1 : h[0];
 	r->seq = h[1];
 	r->src = peer;
+	r->xlast = (uint8_t)h[5];
 	/* 64 guard bytes behind the buffer must survive truncation */
 	r->buf = r->cap || !h[3] ? malloc(r->cap + 64) : NULL;
 	if (r->buf)
@@ -175,7 +184,7 @@ void mtmi_dev_recv_done(int peer, struct michi_rx *rx)
 	size_t i, n = r->len < r->cap ? r->len : r->cap;
 
 	for (i = 0; i < n; i++)
-		CHILD_CHECK(((uint8_t *)r->buf)[i] == pat(i, r->seq, r->src),
+		CHILD_CHECK(((uint8_t *)r->buf)[i] == pat_x(i, r->len, r->seq, r->src, r->xlast),
 			    "from %d seq %llu len %zu: byte %zu wrong", peer,
 			    (unsigned long long)r->seq, r->len, i);
 	for (i = n; r->buf && i < r->cap + 64; i++)
@@ -231,18 +240,19 @@ static void rank_init(int rank, int size, uint8_t keybyte)
 	CHILD_CHECK(st == MICHI_OK, "rank %d: post_fence: %s", rank, michi_err_msg());
 }
 
-/* Send one test frame of len bytes; cap+1 in the header, 0 = take it all. */
-static michi_status_t send_frame(int peer, size_t len, uint64_t capp1)
+/* Send one test frame of len bytes; cap+1 in the header, 0 = take it all;
+ * xlast flips bits of the payload's last byte. */
+static michi_status_t send_frame_x(int peer, size_t len, uint64_t capp1, uint8_t xlast)
 {
 	uint64_t h[MICHI_FRAME_HDR_SIZE / 8] = { len, send_seq[peer], (uint64_t)my_rank,
-						 capp1, HMAGIC };
+						 capp1, HMAGIC, xlast };
 	struct iovec iov[2];
 	uint8_t *buf = malloc(len + 1);
 	michi_status_t st;
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		buf[i] = pat(i, send_seq[peer], my_rank);
+		buf[i] = pat_x(i, len, send_seq[peer], my_rank, xlast);
 	iov[0].iov_base = h;
 	iov[0].iov_len = sizeof(h);
 	iov[1].iov_base = buf;
@@ -255,6 +265,11 @@ static michi_status_t send_frame(int peer, size_t len, uint64_t capp1)
 	/* scribble over the header: the device must have copied what it needs */
 	memset(h, 0x55, sizeof(h));
 	return st;
+}
+
+static michi_status_t send_frame(int peer, size_t len, uint64_t capp1)
+{
+	return send_frame_x(peer, len, capp1, 0);
 }
 
 static void wait_for(int (*cond)(void *), void *arg, double secs, const char *what)
@@ -1023,6 +1038,68 @@ START_TEST(test_block_wakes)
 }
 END_TEST
 
+/*
+ * The shm ring's stamps (shm.h): a record whose payload ends 1 byte into
+ * a cell after its first leaves that cell's first word half payload and
+ * half an older stamp. Laid out on a 64-cell ring so that, a lap later,
+ * that word reads as a one-cell record at exactly the position the
+ * receiver waits at (the payload byte is chosen with the ring's key):
+ * the consumer must have cleared it, or it takes a stale header.
+ */
+#define RING_CELLS 64
+static void rank_shm_stamp(int rank, int n)
+{
+	const uint64_t q = 20, part = q + RING_CELLS, next = part + RING_CELLS;
+	uint64_t i;
+
+	unsetenv("MICHI_DEVICE");
+	setenv("MICHI_SHM_RING_SIZE", "4096", 1);
+	rank_init(rank, n, 7);
+	CHILD_CHECK(michi_dev_for_peer[1 - rank] == &michi_device_shm, "peer not on shm");
+	if (rank == 0) {
+		struct shm_tx *t = &shm.tx[1];
+		/* the low byte that makes stamp(q, 1) read as stamp(next, 1) */
+		uint8_t b = (uint8_t)((next ^ t->key) & 0xff);
+
+		CHILD_CHECK(t->ncells == RING_CELLS, "ring has %llu cells",
+			    (unsigned long long)t->ncells);
+		/* one-cell frames up to the two-cell one whose second cell is q's */
+		for (i = 0; i + 1 < part; i++)
+			CHILD_CHECK(send_frame(1, 0, 0) >= 0, "send: %s", michi_err_msg());
+		/* 56 bytes of stamp and header, 9 of payload: the last one is
+		 * byte 0 of the cell at part */
+		CHILD_CHECK(send_frame_x(1, SHM_CELL - SHM_FIRST_HDR + 1, 0,
+					 (uint8_t)(b ^ pat(SHM_CELL - SHM_FIRST_HDR, send_seq[1], 0)))
+			    >= 0, "send: %s", michi_err_msg());
+		for (i = part + 1; i < next; i++)
+			CHILD_CHECK(send_frame(1, 0, 0) >= 0, "send: %s", michi_err_msg());
+		barrier();   /* progresses: the receiver takes all, then looks at next */
+		barrier();
+		CHILD_CHECK(send_frame(1, 5, 0) >= 0, "send: %s", michi_err_msg());
+	} else {
+		double end;
+
+		wait_frames_from(0, (long)next - 1, 20);
+		barrier();
+		/* nothing may arrive while the sender is quiet */
+		end = michi_wtime() + 0.2;
+		while (michi_wtime() < end)
+			CHILD_CHECK(michi_devices_progress() >= 0, "progress: %s", michi_err_msg());
+		CHILD_CHECK(frames_in[0] == (long)next - 1, "%ld frames where %llu were sent",
+			    frames_in[0], (unsigned long long)next - 1);
+		barrier();
+		wait_frames_from(0, (long)next, 10);
+	}
+	barrier();
+	rank_finalize();
+}
+
+START_TEST(test_shm_stale_stamp)
+{
+	run_ranks(2, rank_shm_stamp, 30);
+}
+END_TEST
+
 static Suite *tcp_suite(void)
 {
 	Suite *s = suite_create("tcp");
@@ -1044,6 +1121,7 @@ static Suite *tcp_suite(void)
 	tcase_add_test(tc, test_retry_and_wire);
 	tcase_add_test(tc, test_finalize_flush);
 	tcase_add_test(tc, test_block_wakes);
+	tcase_add_test(tc, test_shm_stale_stamp);
 	suite_add_tcase(s, tc);
 	return s;
 }
