@@ -15,6 +15,7 @@
  * windows.
  */
 #include "mpiimpl.h"
+#include "dtype.h"
 #include "attr.h"
 #include "pt2pt.h"
 
@@ -343,12 +344,50 @@ static struct type_attrs *type_entry(MPI_Datatype dt, int create)
 	return t;
 }
 
+int michi_type_attrs_copy(MPI_Datatype from, MPI_Datatype to)
+{
+	struct type_attrs *f = type_entry(from, 0), *t;
+	struct michi_attr *list;
+	int err;
+
+	if (!f || !f->attrs)
+		return MPI_SUCCESS;
+	err = michi_attrs_copy((int)from, f->attrs, &list);
+	if (err) {
+		michi_attrs_delete_all((int)to, &list);
+		return err;
+	}
+	t = type_entry(to, 1);
+	if (!t) {
+		michi_attrs_delete_all((int)to, &list);
+		return MPI_ERR_NO_MEM;
+	}
+	t->attrs = list;
+	return MPI_SUCCESS;
+}
+
+/* The type's handle may be reused once freed: its entry goes too. */
+int michi_type_attrs_free(MPI_Datatype dt)
+{
+	struct type_attrs **pp, *t;
+	int err;
+
+	for (pp = &type_table; *pp && (*pp)->dt != dt; pp = &(*pp)->next)
+		;
+	if (!(t = *pp))
+		return MPI_SUCCESS;
+	err = michi_attrs_delete_all((int)dt, &t->attrs);
+	*pp = t->next;
+	free(t);
+	return err;
+}
+
 /* The checks every MPI_Type_*_attr call opens with; finds the keyval. */
 static int type_attr_key(const char *fname, MPI_Datatype dt, int keyval,
 			 struct michi_keyval **kv)
 {
 	MICHI_CHECK_INIT(fname);
-	if (ERRCHK && !michi_dt_ok(dt))
+	if (ERRCHK && !michi_dt_valid(dt))
 		return michi_mpi_err(NULL, MPI_ERR_TYPE, fname,
 				     "(datatype=0x%x): not a valid datatype", (unsigned)dt);
 	*kv = keyval_get(keyval, KV_TYPE);

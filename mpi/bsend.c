@@ -10,6 +10,7 @@
  * message, so attaching needs no allocation of ours.
  */
 #include "pt2pt.h"
+#include "dtype.h"
 
 #include <stdint.h>
 
@@ -70,7 +71,7 @@ static struct bsend_seg *seg_find(size_t need, struct bsend_seg ***link)
 int michi_bsend_start(struct michi_comm *c, const void *buf, int count, MPI_Datatype dt,
 		      int dest, int tag, const char *fname)
 {
-	size_t bytes = michi_dt_bytes(dt, count);
+	size_t bytes = michi_dt_packed(dt, count);   /* the wire's packed form */
 	size_t need = seg_round(sizeof(struct bsend_seg)) + seg_round(bytes);
 	struct bsend_seg *s, **link;
 	struct michi_request *r;
@@ -94,7 +95,7 @@ int michi_bsend_start(struct michi_comm *c, const void *buf, int count, MPI_Data
 	s->req = r;
 	s->next = *link;
 	*link = s;
-	memcpy((char *)s + seg_round(sizeof(*s)), buf, bytes);
+	michi_dt_pack(buf, count, dt, 0, (char *)s + seg_round(sizeof(*s)), bytes);
 	r->kind = MICHI_REQ_SEND;
 	r->comm = c;
 	r->m.on_complete = NULL;

@@ -8,6 +8,7 @@
 #include "op.h"
 #include "pt2pt.h"
 #include "coll.h"
+#include "dtype.h"
 
 #include <stdlib.h>
 
@@ -47,8 +48,11 @@ static int coll_check_buf(struct michi_comm *c, const char *fname, const char *a
 	if (unlikely(count < 0))
 		return michi_mpi_err(c, MPI_ERR_COUNT, fname, "(%scount=%d): negative count",
 				     arg, count);
-	if (unlikely(!michi_dt_ok(dt)))
-		return michi_err_type(c, fname, dt);
+	if (unlikely(!michi_dt_builtin_valid(dt) && michi_dt_check(dt)))
+		return michi_dt_usable(dt) ? michi_err_type(c, fname, dt)
+			: michi_mpi_err(c, MPI_ERR_TYPE, fname,
+					"(%stype=0x%x): collectives take only contiguous derived "
+					"datatypes so far", arg, (unsigned)dt);
 	if (unlikely(!buf) && count > 0)
 		return michi_mpi_err(c, MPI_ERR_BUFFER, fname,
 				     "(%sbuf=NULL, %scount=%d): NULL buffer with a positive count",
@@ -105,6 +109,59 @@ static int coll_done(struct michi_comm *c, michi_status_t st, const char *fname)
 	return MPI_SUCCESS;
 }
 
+/*
+ * Derived datatypes the algorithms cannot take in place (not contiguous,
+ * or not starting at the buffer): a broadcast moves their packed form;
+ * the other collectives refuse them with a clear error for now.
+ */
+static int packed_type(MPI_Datatype dt)
+{
+	return unlikely(!michi_dt_builtin_valid(dt)) && michi_dt_check(dt) != 0 &&
+	       michi_dt_usable(dt) == 0;
+}
+
+static int bcast_packed(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	size_t bytes = michi_dt_packed(dt, count);
+	void *tmp;
+	int err;
+
+	if (!c)
+		return michi_check_comm_slow(comm, "MPI_Bcast");
+	if (bytes > 0x7fffffff)
+		return michi_mpi_err(c, MPI_ERR_COUNT, "MPI_Bcast",
+				     "(count=%d): %zu packed bytes: too large for now", count, bytes);
+	tmp = malloc(bytes ? bytes : 1);
+	if (!tmp)
+		return michi_err_nomem(c, "MPI_Bcast");
+	if (c->rank == root)
+		michi_dt_pack(buffer, count, dt, 0, tmp, bytes);
+	err = PMPI_Bcast(tmp, (int)bytes, MPI_BYTE, root, comm);
+	if (!err && c->rank != root)
+		michi_dt_unpack(tmp, bytes, buffer, count, dt);
+	free(tmp);
+	return err;
+}
+
+/* Reductions over derived types that are not contiguous: predefined ops
+ * are not defined on them (MPI-3.1 5.9.2; MPICH and Open MPI refuse them
+ * too), and user ops over them wait for the collectives issue. */
+static int reduce_derived(const char *fname, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+
+	if (!c)
+		return michi_check_comm_slow(comm, fname);
+	if (michi_op_is_predefined(op))
+		return michi_mpi_err(c, MPI_ERR_OP, fname,
+				     "(op=%s, datatype=0x%x): predefined ops are defined on "
+				     "predefined datatypes only", michi_op_name(op), (unsigned)dt);
+	return michi_mpi_err(c, MPI_ERR_TYPE, fname,
+			     "(datatype=0x%x): user ops over non-contiguous derived datatypes "
+			     "are not supported yet", (unsigned)dt);
+}
+
 /* ---- broadcast ------------------------------------------------------------ */
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
@@ -115,6 +172,8 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 	int err;
 
 	MICHI_CHECK_INIT(fname);
+	if (packed_type(datatype) && count >= 0)
+		return bcast_packed(buffer, count, datatype, root, comm);
 	if (ERRCHK) {
 		if (unlikely(!c))
 			return michi_check_comm_slow(comm, fname);
@@ -182,6 +241,8 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	int err;
 
 	MICHI_CHECK_INIT(fname);
+	if (packed_type(datatype))
+		return reduce_derived(fname, datatype, op, comm);
 	if (ERRCHK) {
 		if (c && (err = coll_check_root(c, fname, root)))
 			return err;
@@ -233,6 +294,8 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 	int err;
 
 	MICHI_CHECK_INIT(fname);
+	if (packed_type(datatype))
+		return reduce_derived(fname, datatype, op, comm);
 	if (ERRCHK && (err = coll_check_reduce(c, comm, fname, sendbuf, recvbuf, count, datatype,
 					       op, 1)))
 		return err;

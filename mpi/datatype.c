@@ -6,12 +6,11 @@
  * the hot paths read sizes off the handle; this file only keeps the list
  * of valid builtins (a bitmap for argument checks, and their names) and
  * the five pair types whose handles are 0x8c00000x. Derived datatypes are
- * the datatype engine's (a later issue); until then their constructors
- * report MPI_ERR_UNSUPPORTED_OPERATION.
+ * the datatype engine's (mpi/dtype.c, mpi/dtype_pack.c).
  *
  * Pair types have padding (MPI_DOUBLE_INT is 12 bytes of data in a 16-byte
- * extent). Point-to-point moves count * extent bytes for them, so sender
- * and receiver agree on element boundaries; counts are in extents.
+ * extent): point-to-point packs them like derived types, 12 bytes each;
+ * collectives move them whole, count * extent bytes.
  */
 #include "mpiimpl.h"
 
@@ -89,6 +88,34 @@ static int is_pair(MPI_Datatype dt)
 	return (uint32_t)dt - PAIR_BASE < NPAIRS;
 }
 
+/* Where the two elements of a pair type lie, for the datatype engine;
+ * returns the type's alignment, 0 when dt is not a pair type. */
+int michi_dt_pair_layout(MPI_Datatype dt, MPI_Aint off[2], MPI_Count len[2],
+			 MPI_Datatype *first)
+{
+	static const struct { size_t a, boff, align; MPI_Datatype first; } lay[] = {
+		{ sizeof(float), offsetof(struct float_int, b), _Alignof(struct float_int),
+		  MPI_FLOAT },
+		{ sizeof(double), offsetof(struct double_int, b), _Alignof(struct double_int),
+		  MPI_DOUBLE },
+		{ sizeof(long), offsetof(struct long_int, b), _Alignof(struct long_int), MPI_LONG },
+		{ sizeof(short), offsetof(struct short_int, b), _Alignof(struct short_int),
+		  MPI_SHORT },
+		{ 16, offsetof(struct long_double_int, b), _Alignof(struct long_double_int),
+		  MPI_LONG_DOUBLE },
+	};
+	uint32_t i = (uint32_t)dt - PAIR_BASE;
+
+	if (i >= NPAIRS)
+		return 0;
+	off[0] = 0;
+	len[0] = (MPI_Count)lay[i].a;
+	off[1] = (MPI_Aint)lay[i].boff;
+	len[1] = sizeof(int);
+	*first = lay[i].first;
+	return (int)lay[i].align;
+}
+
 void michi_dt_init(void)
 {
 	size_t i;
@@ -106,25 +133,35 @@ void michi_dt_init(void)
 
 void michi_dt_size_extent_slow(MPI_Datatype dt, MPI_Count *size, MPI_Aint *extent)
 {
+	struct michi_dtype *t;
+
 	if (is_pair(dt)) {
 		*size = pairs[(uint32_t)dt - PAIR_BASE].size;
 		*extent = pairs[(uint32_t)dt - PAIR_BASE].extent;
 		return;
 	}
-	*size = 0;
-	*extent = 0;
+	t = michi_dt_get(dt);
+	*size = t ? t->size : 0;
+	*extent = t ? t->ub - t->lb : 0;
 }
 
 /*
- * 0 for a datatype point-to-point accepts; otherwise an MPI error class.
- * Point-to-point moves count * extent contiguous bytes (see above), so
- * the transfer size of a pair type is its extent.
+ * 0 for a datatype that the callers which move count * extent bytes at
+ * the buffer (collectives, reductions) may take: predefined and pair
+ * types, and committed derived types whose instances are exactly that
+ * (contiguous, starting at the buffer); otherwise an MPI error class.
+ * Point-to-point and packing take every committed type (mpi/dtype.c).
  */
 int michi_dt_check(MPI_Datatype dt)
 {
+	struct michi_dtype *t;
+
 	if (likely(michi_dt_builtin_valid(dt)))
 		return 0;
 	if (is_pair(dt))
+		return 0;
+	t = michi_dt_get(dt);
+	if (t && t->committed && t->contig && t->true_lb == 0 && t->lb == 0)
 		return 0;
 	return MPI_ERR_TYPE;
 }
@@ -146,173 +183,3 @@ const char *michi_dt_name(MPI_Datatype dt)
 			return builtins[i].name;
 	return NULL;
 }
-
-static int dt_arg_err(const char *fname, MPI_Datatype dt)
-{
-	if (dt == MPI_DATATYPE_NULL)
-		return michi_mpi_err(NULL, MPI_ERR_TYPE, fname,
-				     "(datatype=MPI_DATATYPE_NULL): null datatype");
-	return michi_mpi_err(NULL, MPI_ERR_TYPE, fname,
-			     "(datatype=0x%x): not a valid datatype", (unsigned)dt);
-}
-
-int PMPI_Type_size(MPI_Datatype datatype, int *size)
-{
-	MICHI_CHECK_INIT("MPI_Type_size");
-	if (ERRCHK && michi_dt_check(datatype))
-		return dt_arg_err("MPI_Type_size", datatype);
-	if (ERRCHK && !size)
-		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Type_size", "(size=NULL): output pointer is NULL");
-	*size = (int)michi_dt_size(datatype);
-	return MPI_SUCCESS;
-}
-MICHI_ALIAS(Type_size)
-
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
-{
-	MICHI_CHECK_INIT("MPI_Type_size_x");
-	if (ERRCHK && michi_dt_check(datatype))
-		return dt_arg_err("MPI_Type_size_x", datatype);
-	if (ERRCHK && !size)
-		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Type_size_x", "(size=NULL): output pointer is NULL");
-	*size = michi_dt_size(datatype);
-	return MPI_SUCCESS;
-}
-MICHI_ALIAS(Type_size_x)
-
-int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
-{
-	MICHI_CHECK_INIT("MPI_Type_size_c");
-	if (ERRCHK && michi_dt_check(datatype))
-		return dt_arg_err("MPI_Type_size_c", datatype);
-	if (ERRCHK && !size)
-		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Type_size_c", "(size=NULL): output pointer is NULL");
-	*size = michi_dt_size(datatype);
-	return MPI_SUCCESS;
-}
-MICHI_ALIAS(Type_size_c)
-
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
-{
-	MICHI_CHECK_INIT("MPI_Type_get_extent");
-	if (ERRCHK && michi_dt_check(datatype))
-		return dt_arg_err("MPI_Type_get_extent", datatype);
-	if (ERRCHK && (!lb || !extent))
-		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Type_get_extent", "(): output pointer is NULL");
-	*lb = 0;
-	*extent = michi_dt_extent(datatype);
-	return MPI_SUCCESS;
-}
-MICHI_ALIAS(Type_get_extent)
-
-int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
-{
-	const char *n;
-
-	MICHI_CHECK_INIT("MPI_Type_get_name");
-	if (ERRCHK && michi_dt_check(datatype))
-		return dt_arg_err("MPI_Type_get_name", datatype);
-	if (ERRCHK && (!type_name || !resultlen))
-		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Type_get_name", "(): output pointer is NULL");
-	n = michi_dt_name(datatype);
-	snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", n ? n : "");
-	*resultlen = (int)strlen(type_name);
-	return MPI_SUCCESS;
-}
-MICHI_ALIAS(Type_get_name)
-
-/* ---- packing of predefined types ---------------------------------------- */
-
-/*
- * Predefined types are contiguous, so packing is a copy at the position;
- * the packed form of a pair type is its extent, as on the wire. The
- * datatype engine (derived types, external32) replaces this later.
- */
-static int pack_check(const char *fname, int count, MPI_Datatype dt, MPI_Comm comm)
-{
-	if (ERRCHK && count < 0)
-		return michi_mpi_err(NULL, MPI_ERR_COUNT, fname, "(count=%d): count is negative", count);
-	if (ERRCHK && michi_dt_check(dt))
-		return dt_arg_err(fname, dt);
-	if (ERRCHK && !michi_comm_get(comm))
-		return michi_check_comm_slow(comm, fname);
-	return MPI_SUCCESS;
-}
-
-int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
-{
-	int err;
-	MPI_Count n;
-
-	MICHI_CHECK_INIT("MPI_Pack_size");
-	if ((err = pack_check("MPI_Pack_size", incount, datatype, comm)))
-		return err;
-	if (ERRCHK && !size)
-		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Pack_size", "(size=NULL): output pointer is NULL");
-	n = (MPI_Count)incount * michi_dt_extent(datatype);
-	if (n > 0x7fffffff)
-		return michi_mpi_err(NULL, MPI_ERR_COUNT, "MPI_Pack_size",
-				     "(incount=%d): %lld bytes do not fit an int", incount, (long long)n);
-	*size = (int)n;
-	return MPI_SUCCESS;
-}
-MICHI_ALIAS(Pack_size)
-
-int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
-	      int *position, MPI_Comm comm)
-{
-	size_t n;
-	int err;
-
-	MICHI_CHECK_INIT("MPI_Pack");
-	if ((err = pack_check("MPI_Pack", incount, datatype, comm)))
-		return err;
-	if (ERRCHK && (!position || *position < 0))
-		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Pack", "(position=%p): invalid position",
-				     (void *)position);
-	n = (size_t)incount * (size_t)michi_dt_extent(datatype);
-	if (n > (size_t)outsize - (size_t)*position || *position > outsize)
-		return michi_mpi_err(NULL, MPI_ERR_TRUNCATE, "MPI_Pack",
-				     "(outsize=%d, position=%d): %zu bytes do not fit", outsize,
-				     *position, n);
-	if (ERRCHK && n && (!inbuf || !outbuf))
-		return michi_mpi_err(NULL, MPI_ERR_BUFFER, "MPI_Pack", "(): NULL buffer");
-	memcpy((char *)outbuf + *position, inbuf, n);
-	*position += (int)n;
-	return MPI_SUCCESS;
-}
-MICHI_ALIAS(Pack)
-
-int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
-		MPI_Datatype datatype, MPI_Comm comm)
-{
-	size_t n;
-	int err;
-
-	MICHI_CHECK_INIT("MPI_Unpack");
-	if ((err = pack_check("MPI_Unpack", outcount, datatype, comm)))
-		return err;
-	if (ERRCHK && (!position || *position < 0))
-		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Unpack", "(position=%p): invalid position",
-				     (void *)position);
-	n = (size_t)outcount * (size_t)michi_dt_extent(datatype);
-	if (n > (size_t)insize - (size_t)*position || *position > insize)
-		return michi_mpi_err(NULL, MPI_ERR_TRUNCATE, "MPI_Unpack",
-				     "(insize=%d, position=%d): %zu bytes are not there", insize,
-				     *position, n);
-	if (ERRCHK && n && (!inbuf || !outbuf))
-		return michi_mpi_err(NULL, MPI_ERR_BUFFER, "MPI_Unpack", "(): NULL buffer");
-	memcpy(outbuf, (const char *)inbuf + *position, n);
-	*position += (int)n;
-	return MPI_SUCCESS;
-}
-MICHI_ALIAS(Unpack)
-
-/* The deprecated MPI-1 extent queries, for predefined types. */
-int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
-{
-	MPI_Aint lb;
-
-	return PMPI_Type_get_extent(datatype, &lb, extent);
-}
-MICHI_ALIAS(Type_extent)

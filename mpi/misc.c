@@ -4,6 +4,7 @@
  * allocation, profiling control, and status setters.
  */
 #include "pt2pt.h"
+#include "dtype.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -91,11 +92,9 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
 	if (ERRCHK && count < 0)
 		return michi_err_count(NULL, "MPI_Status_set_elements_x", (int)count);
 	cancelled = status->count_hi_and_cancelled & 1;
-	/* elements of a pair type are half an extent each */
+	/* the packed bytes of count elements (what a receive of them gets) */
 	michi_status_set(status, status->MPI_SOURCE, status->MPI_TAG,
-			 (size_t)(michi_dt_is_pair(datatype) ? count / 2 * michi_dt_extent(datatype)
-							       : count * michi_dt_extent(datatype)),
-			 cancelled);
+			 (size_t)michi_dt_element_bytes(datatype, count), cancelled);
 	return MPI_SUCCESS;
 }
 MICHI_ALIAS(Status_set_elements_x)

@@ -175,12 +175,52 @@ static inline void *michi_obj_check(uint32_t h, int kind)
 #define MICHI_DT_BUILTIN_MASK 0xfc000000u
 #define MICHI_DT_BUILTIN      0x4c000000u
 
-struct michi_dtype {
-	struct michi_obj h;
-	MPI_Count size;
-	MPI_Aint extent, lb;
-	int contig;
+/*
+ * A derived datatype (mpi/dtype.c). Its typemap is kept flattened: a list
+ * of runs, each `count` blocks of `len` bytes of one predefined element
+ * type, block k at off + k*stride from the start of one instance, in
+ * typemap order, so that packing a vector is one run and an indexed type
+ * one run per block (adjacent ones of one element type merged). The constructor's arguments are kept for get_contents, and
+ * the derived types among them hold a reference, so a type freed by the
+ * user lives on while a type built from it, or a pending receive, uses it.
+ */
+struct michi_dt_run {
+	MPI_Aint off;
+	MPI_Aint stride;
+	MPI_Count len;
+	MPI_Count count;
+	MPI_Datatype elem;            /* what the bytes are (external32) */
 };
+
+struct michi_dtype {
+	struct michi_obj h;           /* refs: the user's handle plus users */
+	MPI_Count size;               /* data bytes of one instance */
+	MPI_Aint lb, ub;              /* extent = ub - lb */
+	MPI_Aint true_lb, true_ub;
+	MPI_Count nelem;              /* predefined elements of one instance */
+	struct michi_dt_run *runs;
+	size_t nruns;
+	MPI_Datatype elem;            /* the one predefined element type, or
+				       * MPI_DATATYPE_NULL when they differ */
+	int align;                    /* of the widest element (struct padding) */
+	uint8_t committed;
+	uint8_t contig;               /* count instances are size*count bytes at true_lb */
+	uint8_t has_lb, has_ub;       /* sticky MPI_LB/MPI_UB or resized bounds */
+	uint8_t predef;               /* MPI_Type_create_f90_*: not to be freed */
+	int combiner;
+	int ni, na, nd;               /* get_envelope */
+	int *ints;                    /* get_contents: one block for all three */
+	MPI_Aint *aints;
+	MPI_Datatype *types;
+	char name[MPI_MAX_OBJECT_NAME];
+};
+_Static_assert(sizeof(struct michi_dtype) <= 256, "datatype fits its slab object");
+
+/* A derived datatype handle's object (validated), or NULL. */
+static inline struct michi_dtype *michi_dt_get(MPI_Datatype dt)
+{
+	return michi_obj_check((uint32_t)dt, MICHI_KIND_DATATYPE);
+}
 
 /* Each builtin handle at the slot of its low byte (MPICH numbers them
  * uniquely there); all ones elsewhere. One load and one compare check a
@@ -224,6 +264,10 @@ static inline MPI_Count michi_dt_size(MPI_Datatype dt)
 int michi_dt_check(MPI_Datatype dt);
 /* 1 for the types made of two elements (MPI_2INT, MPI_DOUBLE_INT, ...). */
 int michi_dt_is_pair(MPI_Datatype dt);
+/* A pair type's two elements (offsets, lengths); returns its alignment,
+ * 0 when dt is not one of the five pair types. */
+int michi_dt_pair_layout(MPI_Datatype dt, MPI_Aint off[2], MPI_Count len[2],
+			 MPI_Datatype *first);
 void michi_dt_init(void);
 const char *michi_dt_name(MPI_Datatype dt);
 
@@ -302,6 +346,7 @@ struct michi_request {
 	int count;
 	int rank;              /* dest or source (comm rank) */
 	int tag;
+	void *stage;           /* packed copy of a derived-type buffer (mpi/pt2pt_dt.c) */
 	struct mtmi_req m;
 };
 

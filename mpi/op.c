@@ -300,6 +300,10 @@ int michi_err_op(struct michi_comm *c, const char *fname, MPI_Op op, MPI_Datatyp
 				     "(op=%s): only valid in one-sided accumulates", michi_op_name(op));
 	if (!michi_op_is_predefined(op))
 		return michi_mpi_err(c, MPI_ERR_OP, fname, "(op=0x%x): not a valid op", (unsigned)op);
+	if (!michi_dt_name(dt))
+		return michi_mpi_err(c, MPI_ERR_OP, fname,
+				     "(op=%s, datatype=0x%x): predefined ops are defined on "
+				     "predefined datatypes only", michi_op_name(op), (unsigned)dt);
 	return michi_mpi_err(c, MPI_ERR_OP, fname, "(op=%s, datatype=%s): %s is not defined on %s",
 			     michi_op_name(op), michi_dt_name(dt), michi_op_name(op),
 			     michi_dt_name(dt));

@@ -9,6 +9,7 @@
  * a small message to a connected peer.
  */
 #include "pt2pt.h"
+#include "dtype.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,9 +41,9 @@ int michi_err_type(struct michi_comm *c, const char *fname, MPI_Datatype dt)
 	if (dt == MPI_DATATYPE_NULL)
 		return michi_mpi_err(c, MPI_ERR_TYPE, fname,
 				     "(datatype=MPI_DATATYPE_NULL): null datatype");
-	if ((uint32_t)dt >> MICHI_REGION_SHIFT == (MICHI_HANDLE_USER >> MICHI_REGION_SHIFT | MICHI_KIND_DATATYPE))
+	if (michi_dt_get(dt))
 		return michi_mpi_err(c, MPI_ERR_TYPE, fname,
-				     "(datatype=0x%x): derived datatypes are not supported yet",
+				     "(datatype=0x%x): datatype not committed (MPI_Type_commit)",
 				     (unsigned)dt);
 	return michi_mpi_err(c, MPI_ERR_TYPE, fname,
 			     "(datatype=0x%x): not a valid datatype", (unsigned)dt);
@@ -126,6 +127,8 @@ send_blocking(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
 		return err;
 	if (unlikely(dest == MPI_PROC_NULL))
 		return MPI_SUCCESS;
+	if (unlikely(!michi_dt_builtin_valid(datatype)))
+		return michi_dt_send_blocking(c, buf, count, datatype, dest, tag, mode, fname);
 	m.on_complete = NULL;
 	st = mtmi_isend_inline(buf, michi_dt_bytes(datatype, count), c->peers[dest], c->rank,
 			       tag, c->ctx, mode, &m);
@@ -178,6 +181,8 @@ recv_blocking(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int
 			michi_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);
 		return MPI_SUCCESS;
 	}
+	if (unlikely(!michi_dt_builtin_valid(datatype)))
+		return michi_dt_recv_blocking(c, buf, count, datatype, source, tag, status, fname);
 	m.on_complete = NULL;
 	st = mtmi_irecv_inline(buf, michi_dt_bytes(datatype, count), recv_peer(c, source),
 			       source, tag, c->ctx, &m);
@@ -243,6 +248,28 @@ isend_start(struct michi_comm *c, const void *buf, size_t len, int dest, int tag
 	return MPI_SUCCESS;
 }
 
+/* A nonblocking send or receive with a derived or pair datatype. */
+static __attribute__((noinline)) int
+istart_dt(struct michi_comm *c, void *buf, MPI_Count count, MPI_Datatype dt, int rank, int tag,
+	  MPI_Request *request, int mode, int kind, const char *fname)
+{
+	struct michi_request *r = michi_req_alloc();
+	int err;
+
+	if (unlikely(!r))
+		return michi_err_nomem(c, fname);
+	r->kind = (uint8_t)kind;
+	r->comm = c;
+	err = michi_dt_istart(c, r, buf, count, dt, rank, tag, mode, kind == MICHI_REQ_SEND,
+			      fname);
+	if (err) {
+		michi_req_free(r);
+		return err;
+	}
+	*request = (MPI_Request)michi_p2h(r);
+	return MPI_SUCCESS;
+}
+
 static inline __attribute__((always_inline)) int
 isend(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
 			MPI_Comm comm, MPI_Request *request, int mode, const char *fname)
@@ -257,6 +284,9 @@ isend(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag
 		return michi_err_null(c, fname, "request");
 	if (unlikely(dest == MPI_PROC_NULL))
 		return req_done_new(c, MPI_PROC_NULL, request, fname);
+	if (unlikely(!michi_dt_builtin_valid(datatype)))
+		return istart_dt(c, (void *)buf, count, datatype, dest, tag, request, mode,
+				 MICHI_REQ_SEND, fname);
 	return isend_start(c, buf, michi_dt_bytes(datatype, count), dest, tag, request, mode,
 			   fname, 0);
 }
@@ -405,6 +435,9 @@ irecv(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
 		return michi_err_null(c, fname, "request");
 	if (unlikely(source == MPI_PROC_NULL))
 		return req_done_new(c, MPI_PROC_NULL, request, fname);
+	if (unlikely(!michi_dt_builtin_valid(datatype)))
+		return istart_dt(c, buf, count, datatype, source, tag, request, MTMI_MODE_STANDARD,
+				 MICHI_REQ_RECV, fname);
 	r = michi_req_alloc();
 	if (unlikely(!r))
 		return michi_err_nomem(c, fname);
@@ -566,6 +599,31 @@ MICHI_ALIAS(Ibsend)
 
 /* ---- combined send-receive --------------------------------------------------- */
 
+/* Sendrecv with a derived or pair type: as the nonblocking pair. */
+static __attribute__((noinline)) int
+sendrecv_dt(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+	    void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+	    MPI_Comm comm, MPI_Status *status)
+{
+	MPI_Request rr, sr;
+	int err = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &rr);
+
+	if (err)
+		return err;
+	err = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &sr);
+	if (err) {
+		PMPI_Cancel(&rr);
+		PMPI_Wait(&rr, MPI_STATUS_IGNORE);
+		return err;
+	}
+	err = PMPI_Wait(&sr, MPI_STATUS_IGNORE);
+	if (err) {
+		PMPI_Wait(&rr, status);
+		return err;
+	}
+	return PMPI_Wait(&rr, status);
+}
+
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
 		  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
 		  int source, int recvtag, MPI_Comm comm, MPI_Status *status)
@@ -582,6 +640,9 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 	if (ERRCHK && (err = michi_check_recv(c, comm, recvbuf, recvcount, recvtype, source,
 					       recvtag, "MPI_Sendrecv")))
 		return err;
+	if (unlikely(!michi_dt_builtin_valid(sendtype) || !michi_dt_builtin_valid(recvtype)))
+		return sendrecv_dt(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+				   recvtype, source, recvtag, comm, status);
 	sm.done = rm.done = 1;
 	sm.error = rm.error = 0;
 	sm.on_complete = rm.on_complete = NULL;
@@ -622,6 +683,31 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 }
 MICHI_ALIAS(Sendrecv)
 
+static __attribute__((noinline)) int
+sendrecv_replace_dt(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+		    int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+	size_t bytes = michi_dt_packed(datatype, count);
+	char *tmp = malloc(2 * bytes + 1);
+	MPI_Status st;
+	int err;
+
+	if (!tmp)
+		return michi_mpi_err(michi_comm_get(comm), MPI_ERR_NO_MEM, "MPI_Sendrecv_replace",
+				     "(count=%d): cannot allocate %zu bytes of scratch space",
+				     count, 2 * bytes);
+	michi_dt_pack(buf, count, datatype, 0, tmp, bytes);
+	err = PMPI_Sendrecv(tmp, (int)bytes, MPI_BYTE, dest, sendtag, tmp + bytes, (int)bytes,
+			    MPI_BYTE, source, recvtag, comm, &st);
+	if (source != MPI_PROC_NULL &&
+	    (err == MPI_SUCCESS || (err & 0x3ff) == MPI_ERR_TRUNCATE))
+		michi_dt_unpack(tmp + bytes, (size_t)michi_status_bytes(&st), buf, count, datatype);
+	free(tmp);
+	if (status != MPI_STATUS_IGNORE)
+		*status = st;
+	return err;
+}
+
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
 			  int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
@@ -639,7 +725,11 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 					       "MPI_Sendrecv_replace")))
 		return err;
 	/* The message received goes to a scratch buffer while the send reads
-	 * buf; it is copied back once both are done. */
+	 * buf; it is copied back once both are done. A derived type's data
+	 * travels packed: packed out, and unpacked back. */
+	if (unlikely(!michi_dt_builtin_valid(datatype)))
+		return sendrecv_replace_dt(buf, count, datatype, dest, sendtag, source, recvtag,
+					   comm, status);
 	bytes = michi_dt_bytes(datatype, count);
 	tmp = malloc(bytes ? bytes : 1);
 	if (!tmp)
@@ -768,6 +858,52 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
 }
 MICHI_ALIAS(Mprobe)
 
+/*
+ * A matched receive into a derived or pair type: the message is taken
+ * into a staging buffer, unpacked at completion (MPI_Mrecv: r is NULL and
+ * m on its stack, so it unpacks once it waited; see PMPI_Mrecv).
+ */
+static int imrecv_dt(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+		     struct michi_message *mm, struct michi_request *r, struct mtmi_req *m,
+		     const char *fname)
+{
+	size_t bytes = michi_dt_packed(dt, count);
+	void *tmp = malloc(bytes ? bytes : 1);
+	michi_status_t st;
+
+	if (!tmp)
+		return michi_err_nomem(mm->comm, fname);
+	if (r) {
+		/* the completion hook unpacks, as for MPI_Irecv */
+		michi_dt_hold(dt);
+		r->stage = tmp;
+		r->buf = buf;
+		r->count = count;
+		r->dtype = dt;
+		m->on_complete = michi_dt_staged_recv_hook();
+	}
+	st = mtmi_imrecv(tmp, bytes, mm->msg, m);
+	if (st < 0) {
+		if (r) {
+			r->stage = NULL;
+			m->on_complete = NULL;
+			michi_dt_release(dt);
+		}
+		free(tmp);
+		return start_error(mm->comm, st, fname);
+	}
+	if (!r) {
+		/* MPI_Mrecv: wait and unpack here */
+		if (!m->done)
+			mtmi_wait(m);
+		michi_dt_unpack(tmp, m->count, buf, count, dt);
+		free(tmp);
+	}
+	michi_obj_free(MICHI_KIND_MESSAGE, mm);
+	*message = MPI_MESSAGE_NULL;
+	return MPI_SUCCESS;
+}
+
 static int imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 		  struct michi_request *r, struct mtmi_req *m, struct michi_comm **cp,
 		  const char *fname)
@@ -802,6 +938,8 @@ static int imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *mess
 	if (ERRCHK && !buf && count > 0)
 		return michi_err_buf(c, fname, count);
 	m->on_complete = NULL;
+	if (unlikely(!michi_dt_builtin_valid(datatype)))
+		return imrecv_dt(buf, count, datatype, message, mm, r, m, fname);
 	st = mtmi_imrecv(buf, michi_dt_bytes(datatype, count), mm->msg, m);
 	if (st < 0)
 		return start_error(c, st, fname);

@@ -10,6 +10,7 @@
  * starve the peers they wait for.
  */
 #include "pt2pt.h"
+#include "dtype.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -423,7 +424,11 @@ MICHI_ALIAS(Test_cancelled)
 
 static void free_when_done(struct mtmi_req *m)
 {
-	michi_req_free(container_of(m, struct michi_request, m));
+	struct michi_request *r = container_of(m, struct michi_request, m);
+
+	if (r->stage)
+		michi_dt_stage_drop(r);   /* a derived type's staging, unread */
+	michi_req_free(r);
 }
 
 int PMPI_Request_free(MPI_Request *request)
@@ -460,7 +465,8 @@ static int get_count(const MPI_Status *status, MPI_Datatype datatype, MPI_Count 
 	if (ERRCHK && !michi_dt_ok(datatype))
 		return michi_err_type(NULL, fname, datatype);
 	bytes = michi_status_bytes(status);
-	size = michi_dt_extent(datatype);
+	/* the wire carries packed bytes: size, not extent */
+	size = michi_dt_size(datatype);
 	if (size == 0)
 		*out = bytes == 0 ? 0 : MPI_UNDEFINED;
 	else
@@ -486,18 +492,17 @@ MICHI_ALIAS(Get_count)
 static int get_elements(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *out,
 			const char *fname)
 {
-	int err = get_count(status, datatype, out, fname);
-
-	if (err || *out == MPI_UNDEFINED)
-		return err;
-	if (michi_dt_is_pair(datatype))
-		*out *= 2;
+	if (ERRCHK && (!status || status == MPI_STATUS_IGNORE))
+		return michi_err_null(NULL, fname, "status");
+	if (ERRCHK && !michi_dt_ok(datatype))
+		return michi_err_type(NULL, fname, datatype);
+	*out = michi_dt_elements(datatype, michi_status_bytes(status));
 	return MPI_SUCCESS;
 }
 
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-	MPI_Count c;
+	MPI_Count c = 0;
 	int err = get_elements(status, datatype, &c, "MPI_Get_elements");
 
 	if (err)
@@ -618,6 +623,14 @@ int michi_req_start(struct michi_request *r, const char *fname)
 	michi_status_t st;
 	int err;
 
+	if (unlikely(!michi_dt_builtin_valid(r->dtype)) && r->rank != MPI_PROC_NULL &&
+	    !(r->kind == MICHI_REQ_PSEND && r->mode == MICHI_MODE_BUFFERED)) {
+		err = michi_dt_istart(c, r, r->buf, r->count, r->dtype, r->rank, r->tag, r->mode,
+				      r->kind == MICHI_REQ_PSEND, fname);
+		if (!err)
+			r->active = 1;
+		return err;
+	}
 	if (r->rank == MPI_PROC_NULL) {
 		michi_req_done_now(r, MPI_PROC_NULL, MPI_ANY_TAG);
 		r->active = 1;

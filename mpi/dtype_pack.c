@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi/dtype_pack.c: packing and unpacking by the flattened runs, the
+ * element count of a partly filled datatype, and MPI_Pack, MPI_Unpack and
+ * MPI_Pack_size.
+ *
+ * The packed form of a datatype is its data in typemap order with no
+ * gaps; point-to-point sends exactly these bytes, so MPI_PACKED data and
+ * typed data match on the wire as MPI requires. A run is copied block by
+ * block with the copy inlined for the common element-sized blocks (4, 8
+ * and 16 bytes), and with memcpy above; a contiguous type is one memcpy.
+ */
+#include "dtype.h"
+#include "pt2pt.h"
+
+/* Copy the count blocks of len bytes of one run, between the typed side
+ * (stride apart) and the packed side (back to back). */
+static inline void run_copy(char *typed, MPI_Aint stride, size_t len, MPI_Count count,
+			    char *packed, int pack)
+{
+	MPI_Count j;
+
+#define RUN_LOOP(n) \
+	do { \
+		if (pack) \
+			for (j = 0; j < count; j++, typed += stride, packed += (n)) \
+				memcpy(packed, typed, (n)); \
+		else \
+			for (j = 0; j < count; j++, typed += stride, packed += (n)) \
+				memcpy(typed, packed, (n)); \
+	} while (0)
+	switch (len) {
+	case 4:
+		RUN_LOOP(4);
+		return;
+	case 8:
+		RUN_LOOP(8);
+		return;
+	case 16:
+		RUN_LOOP(16);
+		return;
+	default:
+		RUN_LOOP(len);
+		return;
+	}
+#undef RUN_LOOP
+}
+
+/* The packed bytes [skip, skip + max) of count instances at typed. */
+static size_t walk(char *typed, MPI_Count count, const struct michi_dt_info *in, size_t skip,
+		   char *packed, size_t max, int pack)
+{
+	size_t size = (size_t)in->size, total = (size_t)count * size;
+	size_t end = skip + max < total ? skip + max : total, pos;
+	MPI_Aint ext = in->ub - in->lb;
+	MPI_Count k;
+	size_t i;
+
+	if (skip >= end)
+		return 0;
+	if (in->contig) {
+		char *t = typed + in->true_lb + skip;
+
+		if (pack)
+			memcpy(packed, t, end - skip);
+		else
+			memcpy(t, packed, end - skip);
+		return end - skip;
+	}
+	k = (MPI_Count)(skip / size);
+	pos = (size_t)k * size;
+	for (; k < count && pos < end; k++) {
+		char *base = typed + k * ext;
+
+		for (i = 0; i < in->nruns && pos < end; i++) {
+			const struct michi_dt_run *r = &in->runs[i];
+			size_t len = (size_t)r->len, rb = len * (size_t)r->count;
+			MPI_Count j;
+
+			if (pos + rb <= skip) {
+				pos += rb;
+				continue;
+			}
+			if (pos >= skip && pos + rb <= end) {
+				run_copy(base + r->off, r->stride, len, r->count,
+					 packed + (pos - skip), pack);
+				pos += rb;
+				continue;
+			}
+			/* the run straddles skip or end: block by block */
+			for (j = 0; j < r->count && pos < end; j++, pos += len) {
+				size_t a = pos < skip ? skip - pos : 0;
+				size_t b = pos + len > end ? end - pos : len;
+				char *t = base + r->off + j * r->stride + a;
+				char *p = packed + (pos + a - skip);
+
+				if (a >= b)
+					continue;
+				if (pack)
+					memcpy(p, t, b - a);
+				else
+					memcpy(t, p, b - a);
+			}
+		}
+	}
+	return end - skip;
+}
+
+size_t michi_dt_pack(const void *buf, MPI_Count count, MPI_Datatype dt, size_t skip,
+		     void *out, size_t max)
+{
+	struct michi_dt_info in;
+
+	if (michi_dt_info(dt, &in))
+		return 0;
+	return walk((char *)buf, count, &in, skip, out, max, 1);
+}
+
+size_t michi_dt_unpack(const void *in_bytes, size_t n, void *buf, MPI_Count count,
+		       MPI_Datatype dt)
+{
+	struct michi_dt_info in;
+
+	if (michi_dt_info(dt, &in))
+		return 0;
+	return walk(buf, count, &in, 0, (char *)in_bytes, n, 0);
+}
+
+/* ---- elements ------------------------------------------------------------ */
+
+MPI_Count michi_dt_elements(MPI_Datatype dt, MPI_Count bytes)
+{
+	struct michi_dt_info in;
+	struct michi_dtype *t;
+	MPI_Count n, rem, esz;
+	int i;
+
+	if (michi_dt_info(dt, &in))
+		return MPI_UNDEFINED;
+	if (in.size == 0)
+		return bytes == 0 ? 0 : MPI_UNDEFINED;
+	n = bytes / in.size * in.nelem;
+	rem = bytes % in.size;
+	if (rem == 0)
+		return n;
+	t = michi_dt_get(dt);
+	if (!t) {
+		/* a predefined type of two elements: the first may be whole */
+		if (michi_dt_is_pair(dt)) {
+			esz = in.runs[0].count == 1 && in.nruns == 2 ? in.runs[0].len
+								    : in.size - (MPI_Count)sizeof(int);
+		} else {
+			esz = in.size / in.nelem;
+		}
+		return rem == esz ? n + 1 : MPI_UNDEFINED;
+	}
+	if (t->elem != MPI_DATATYPE_NULL) {
+		struct michi_dt_info e;
+
+		michi_dt_info(t->elem, &e);
+		esz = e.size / (e.nelem ? e.nelem : 1);
+		return esz && rem % esz == 0 ? n + rem / esz : MPI_UNDEFINED;
+	}
+	if (t->combiner != MPI_COMBINER_STRUCT) {
+		/* copies of the one child type, in order */
+		MPI_Count m = michi_dt_elements(t->types[0], rem);
+
+		return m == MPI_UNDEFINED ? m : n + m;
+	}
+	for (i = 0; i < t->ints[0] && rem > 0; i++) {
+		MPI_Count blk = (MPI_Count)t->ints[1 + i] * michi_dt_size(t->types[i]);
+		MPI_Count m;
+
+		if (rem >= blk) {
+			struct michi_dt_info c;
+
+			michi_dt_info(t->types[i], &c);
+			n += (MPI_Count)t->ints[1 + i] * c.nelem;
+			rem -= blk;
+			continue;
+		}
+		m = michi_dt_elements(t->types[i], rem);
+		return m == MPI_UNDEFINED ? m : n + m;
+	}
+	return rem ? MPI_UNDEFINED : n;
+}
+
+MPI_Count michi_dt_element_bytes(MPI_Datatype dt, MPI_Count n)
+{
+	struct michi_dt_info in;
+	struct michi_dtype *t;
+	MPI_Count bytes, rem;
+	int i;
+
+	if (michi_dt_info(dt, &in) || in.nelem == 0)
+		return 0;
+	bytes = n / in.nelem * in.size;
+	rem = n % in.nelem;
+	if (rem == 0)
+		return bytes;
+	t = michi_dt_get(dt);
+	if (!t)   /* two elements: the first one */
+		return bytes + (michi_dt_is_pair(dt) ? in.size - (MPI_Count)sizeof(int)
+						      : in.size / 2);
+	if (t->elem != MPI_DATATYPE_NULL)
+		return bytes + rem * (in.size / in.nelem);
+	if (t->combiner != MPI_COMBINER_STRUCT)
+		return bytes + michi_dt_element_bytes(t->types[0], rem);
+	for (i = 0; i < t->ints[0]; i++) {
+		struct michi_dt_info c;
+		MPI_Count blk;
+
+		michi_dt_info(t->types[i], &c);
+		blk = (MPI_Count)t->ints[1 + i] * c.nelem;
+		if (rem < blk)
+			return bytes + michi_dt_element_bytes(t->types[i], rem);
+		bytes += (MPI_Count)t->ints[1 + i] * c.size;
+		rem -= blk;
+	}
+	return bytes;
+}
+
+/* ---- MPI_Pack and MPI_Unpack ---------------------------------------------- */
+
+static int pack_check(const char *fname, MPI_Count count, MPI_Datatype dt, MPI_Comm comm)
+{
+	MICHI_CHECK_INIT(fname);
+	if (count < 0)
+		return michi_mpi_err(NULL, MPI_ERR_COUNT, fname, "(count=%lld): count is negative",
+				     (long long)count);
+	if (michi_dt_usable(dt))
+		return michi_err_type(NULL, fname, dt);
+	if (!michi_comm_get(comm))
+		return michi_check_comm_slow(comm, fname);
+	return MPI_SUCCESS;
+}
+
+static int pack_size(const char *fname, MPI_Count count, MPI_Datatype dt, MPI_Comm comm,
+		     MPI_Count *size)
+{
+	int err = pack_check(fname, count, dt, comm);
+
+	if (err)
+		return err;
+	if (!size)
+		return michi_err_null(NULL, fname, "size");
+	*size = (MPI_Count)michi_dt_packed(dt, count);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+{
+	MPI_Count n;
+	int err = pack_size("MPI_Pack_size", incount, datatype, comm, &n);
+
+	if (err)
+		return err;
+	if (n > 0x7fffffff)
+		return michi_mpi_err(NULL, MPI_ERR_COUNT, "MPI_Pack_size",
+				     "(incount=%d): %lld bytes do not fit an int", incount,
+				     (long long)n);
+	*size = (int)n;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Pack_size)
+
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
+{
+	return pack_size("MPI_Pack_size_c", incount, datatype, comm, size);
+}
+MICHI_ALIAS(Pack_size_c)
+
+static int pack(const char *fname, const void *inbuf, MPI_Count incount, MPI_Datatype dt,
+		void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
+{
+	size_t n;
+	int err = pack_check(fname, incount, dt, comm);
+
+	if (err)
+		return err;
+	if (!position || *position < 0 || *position > outsize)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, fname,
+				     "(position=%lld, outsize=%lld): position outside the buffer",
+				     position ? (long long)*position : -1LL, (long long)outsize);
+	n = michi_dt_packed(dt, incount);
+	if (n > (size_t)(outsize - *position))
+		return michi_mpi_err(NULL, MPI_ERR_TRUNCATE, fname,
+				     "(outsize=%lld, position=%lld): %zu packed bytes do not fit",
+				     (long long)outsize, (long long)*position, n);
+	if (n && (!inbuf || !outbuf))
+		return michi_mpi_err(NULL, MPI_ERR_BUFFER, fname, "(): NULL buffer");
+	*position += (MPI_Count)michi_dt_pack(inbuf, incount, dt, 0,
+					      (char *)outbuf + *position, n);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+	      int *position, MPI_Comm comm)
+{
+	MPI_Count pos = position ? *position : -1;
+	int err = pack("MPI_Pack", inbuf, incount, datatype, outbuf, outsize, &pos, comm);
+
+	if (!err)
+		*position = (int)pos;
+	return err;
+}
+MICHI_ALIAS(Pack)
+
+int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+		MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
+{
+	return pack("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+MICHI_ALIAS(Pack_c)
+
+static int unpack(const char *fname, const void *inbuf, MPI_Count insize, MPI_Count *position,
+		  void *outbuf, MPI_Count outcount, MPI_Datatype dt, MPI_Comm comm)
+{
+	size_t n;
+	int err = pack_check(fname, outcount, dt, comm);
+
+	if (err)
+		return err;
+	if (!position || *position < 0 || *position > insize)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, fname,
+				     "(position=%lld, insize=%lld): position outside the buffer",
+				     position ? (long long)*position : -1LL, (long long)insize);
+	n = michi_dt_packed(dt, outcount);
+	if (n > (size_t)(insize - *position))
+		return michi_mpi_err(NULL, MPI_ERR_TRUNCATE, fname,
+				     "(insize=%lld, position=%lld): %zu packed bytes are not there",
+				     (long long)insize, (long long)*position, n);
+	if (n && (!inbuf || !outbuf))
+		return michi_mpi_err(NULL, MPI_ERR_BUFFER, fname, "(): NULL buffer");
+	*position += (MPI_Count)michi_dt_unpack((const char *)inbuf + *position, n, outbuf,
+						outcount, dt);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+		MPI_Datatype datatype, MPI_Comm comm)
+{
+	MPI_Count pos = position ? *position : -1;
+	int err = unpack("MPI_Unpack", inbuf, insize, &pos, outbuf, outcount, datatype, comm);
+
+	if (!err)
+		*position = (int)pos;
+	return err;
+}
+MICHI_ALIAS(Unpack)
+
+int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+		  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+	return unpack("MPI_Unpack_c", inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+MICHI_ALIAS(Unpack_c)
