@@ -48,19 +48,17 @@ static void mask_and(const struct coll_op *o, const void *in, void *inout, size_
 		b[i] &= a[i];
 }
 
-/* The lowest context id free on every rank of parent (collective). */
-static michi_status_t ctx_alloc(const struct michi_comm *parent, uint32_t *ctx)
+/* The lowest context id free on every rank of cc (collective over it). */
+static michi_status_t ctx_alloc_among(const struct coll_comm *cc, uint32_t *ctx)
 {
 	struct coll_op op = { .apply = mask_and, .extent = sizeof(uint32_t) };
 	uint32_t freebits[CTX_WORDS];
-	struct coll_comm cc;
 	michi_status_t st;
 	int i;
 
 	for (i = 0; i < CTX_WORDS; i++)
 		freebits[i] = ~ctx_used[i];
-	coll_of(parent, &cc);
-	st = coll_allreduce_recdbl(&cc, NULL, freebits, CTX_WORDS, &op);
+	st = coll_allreduce_recdbl(cc, NULL, freebits, CTX_WORDS, &op);
 	if (st < 0)
 		return st;
 	for (i = 0; i < CTX_WORDS; i++) {
@@ -74,6 +72,15 @@ static michi_status_t ctx_alloc(const struct michi_comm *parent, uint32_t *ctx)
 	}
 	return michi_err(MICHI_ERR_NOMEM, "all %d communicator context ids are in use on some "
 			 "rank (free communicators no longer needed)", CTX_IDS / 2);
+}
+
+/* The lowest context id free on every rank of parent (collective). */
+static michi_status_t ctx_alloc(const struct michi_comm *parent, uint32_t *ctx)
+{
+	struct coll_comm cc;
+
+	coll_of(parent, &cc);
+	return ctx_alloc_among(&cc, ctx);
 }
 
 static void ctx_release(uint32_t ctx)
@@ -406,6 +413,67 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 	return MPI_SUCCESS;
 }
 MICHI_ALIAS(Comm_create)
+
+/*
+ * MPI_Comm_create_group: collective over the group's members only (MPI-3.1
+ * 6.4.2), so the context id is agreed among them, with the allreduce run
+ * over the group on the parent's collective context. Groups that overlap
+ * are created one after the other here (single-threaded); disjoint groups
+ * at once do not meet, since their members differ. A process outside the
+ * group gets MPI_COMM_NULL.
+ */
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+	static const char fname[] = "MPI_Comm_create_group";
+	struct michi_comm *c, *n;
+	struct michi_group *g;
+	struct coll_comm cc;
+	michi_status_t st;
+	uint32_t ctx;
+	int err, i, *mark;
+
+	if ((err = comm_arg(fname, comm, &c, newcomm)))
+		return err;
+	g = michi_group_get(group);
+	if (ERRCHK && !g)
+		return michi_mpi_err(c, MPI_ERR_GROUP, fname, "(group=0x%x): not a valid group",
+				     (unsigned)group);
+	if (ERRCHK && tag < 0)
+		return michi_mpi_err(c, MPI_ERR_TAG, fname, "(tag=%d): tag must not be negative",
+				     tag);
+	mark = calloc((size_t)michi_state.size, sizeof(int));
+	if (!mark)
+		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
+	for (i = 0; i < c->size; i++)
+		mark[c->peers[i]] = 1;
+	for (i = 0; ERRCHK && i < g->size; i++)
+		if (!mark[g->ranks[i]]) {
+			int w = g->ranks[i];
+
+			free(mark);
+			return michi_mpi_err(c, MPI_ERR_GROUP, fname,
+					     "(group): member %d (world rank %d) is not in comm", i, w);
+		}
+	free(mark);
+	*newcomm = MPI_COMM_NULL;
+	if (g->rank == MPI_UNDEFINED)
+		return MPI_SUCCESS;
+	cc.rank = g->rank;
+	cc.size = g->size;
+	cc.ctx = c->ctx + 1;
+	cc.peers = g->ranks;
+	st = ctx_alloc_among(&cc, &ctx);
+	if (st < 0)
+		return comm_fail(c, fname, st);
+	n = comm_new(c, g->ranks, g->size, g->rank, ctx);
+	if (!n) {
+		ctx_release(ctx);
+		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
+	}
+	*newcomm = n->handle;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_create_group)
 
 int PMPI_Comm_free(MPI_Comm *comm)
 {

@@ -323,6 +323,60 @@ static void test_errors(void)
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/*
+ * MPI_Comm_create_group, collective over the group only: the two halves
+ * of WORLD create their communicators at the same time (each half never
+ * calls with the other), then the even ranks make one of their own while
+ * the odd ones are busy elsewhere; every new communicator must have the
+ * right members in order and carry traffic of its own.
+ */
+static void test_create_group(void)
+{
+	MPI_Group wg, hg, eg;
+	MPI_Comm half, even;
+	int lo = rank < (size + 1) / 2, n = lo ? (size + 1) / 2 : size / 2;
+	int first = lo ? 0 : (size + 1) / 2, r, s, sum, i, want;
+	int *members = malloc(sizeof(int) * (size_t)size);
+
+	MPI_Comm_group(MPI_COMM_WORLD, &wg);
+	for (i = 0; i < n; i++)
+		members[i] = first + i;
+	MPI_Group_incl(wg, n, members, &hg);
+	MPI_Comm_create_group(MPI_COMM_WORLD, hg, 5, &half);
+	if (half == MPI_COMM_NULL) {
+		mtest_error("create_group: a member got MPI_COMM_NULL");
+	} else {
+		MPI_Comm_rank(half, &r);
+		MPI_Comm_size(half, &s);
+		if (s != n || r != rank - first)
+			mtest_error("create_group half: rank %d of %d, want %d of %d", r, s,
+				    rank - first, n);
+		MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, half);
+		for (i = 0, want = 0; i < n; i++)
+			want += first + i;
+		if (sum != want)
+			mtest_error("create_group half: allreduce %d, want %d", sum, want);
+		MPI_Comm_free(&half);
+	}
+	for (i = 0, n = 0; i < size; i += 2)
+		members[n++] = i;
+	MPI_Group_incl(wg, n, members, &eg);
+	if (rank % 2 == 0) {
+		MPI_Comm_create_group(MPI_COMM_WORLD, eg, 6, &even);
+		MPI_Comm_size(even, &s);
+		MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_MAX, even);
+		if (s != n || sum != members[n - 1])
+			mtest_error("create_group even: size %d max %d, want %d %d", s, sum, n,
+				    members[n - 1]);
+		MPI_Comm_free(&even);
+	}
+	MPI_Group_free(&eg);
+	MPI_Group_free(&hg);
+	MPI_Group_free(&wg);
+	free(members);
+	MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv)
 {
 	mtest_init(&argc, &argv);
@@ -335,6 +389,7 @@ int main(int argc, char **argv)
 	test_reuse();
 	test_order();
 	test_groups();
+	test_create_group();
 	test_errors();
 	return mtest_finalize();
 }
