@@ -13,6 +13,7 @@
 #include "device.h"
 #include "info.h"
 #include "attr.h"
+#include "mpit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,6 +306,8 @@ int PMPI_Finalize(void)
 	fst = pmi_fence();
 	if (!st)
 		st = fst;
+	/* MPI_T counters read after MPI_Finalize include the last frames */
+	michi_pvar_snapshot();
 	michi_devices_finalize();
 	mtmi_release();
 	pmi_finalize();

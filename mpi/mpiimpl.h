@@ -328,6 +328,9 @@ enum michi_req_kind {
 	/* persistent kinds last: michi_req_finish keeps them (kind >= PSEND) */
 	MICHI_REQ_PSEND,
 	MICHI_REQ_PRECV,
+	/* generalized (mpi/grequest.c): after the persistent kinds, so the
+	 * paths that only free (kind < PSEND) leave it to its callbacks */
+	MICHI_REQ_GREQ,
 };
 
 /* r->mode: the MTMI modes plus the buffered mode, which only mpi/ knows */

@@ -108,9 +108,18 @@ static inline struct michi_request *michi_req_get(MPI_Request h)
  * request's communicator error handler unless `quiet`. */
 int michi_req_error(struct michi_request *r, const char *fname, int quiet) __attribute__((cold));
 
+/* Generalized requests (mpi/grequest.c), completed, freed, cancelled and
+ * queried through their callbacks; each returns an MPI error code. */
+int michi_greq_finish(struct michi_request *r, MPI_Request *handle, MPI_Status *status,
+		      int quiet) __attribute__((cold));
+int michi_greq_get_status(struct michi_request *r, MPI_Status *status) __attribute__((cold));
+int michi_greq_free(struct michi_request *r) __attribute__((cold));
+int michi_greq_cancel(struct michi_request *r) __attribute__((cold));
+
 /*
  * Finish a completed request: fill status, release it (or deactivate a
- * persistent one) and reset the handle. Returns the request's MPI error
+ * persistent one, or hand a generalized one to its callbacks) and reset
+ * the handle. Returns the request's MPI error
  * code (the handler is called unless quiet, for multi-completion calls).
  */
 static inline int michi_req_finish(struct michi_request *r, MPI_Request *handle,
@@ -125,6 +134,8 @@ static inline int michi_req_finish(struct michi_request *r, MPI_Request *handle,
 	if (likely(r->kind < MICHI_REQ_PSEND)) {
 		michi_req_free(r);
 		*handle = MPI_REQUEST_NULL;
+	} else if (unlikely(r->kind == MICHI_REQ_GREQ)) {
+		err = michi_greq_finish(r, handle, status, quiet);
 	} else {
 		r->active = 0;
 	}

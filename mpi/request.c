@@ -118,6 +118,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 	*flag = r->m.done;
 	if (!*flag)
 		return MPI_SUCCESS;
+	if (unlikely(r->kind == MICHI_REQ_GREQ))
+		return michi_greq_get_status(r, status);
 	if (status != MPI_STATUS_IGNORE)
 		michi_status_set(status, r->m.source, r->m.tag, r->m.count, r->m.cancelled);
 	if (r->m.error)
@@ -404,6 +406,8 @@ int PMPI_Cancel(MPI_Request *request)
 		return michi_mpi_err(r->comm, MPI_ERR_REQUEST, "MPI_Cancel",
 				     "(request=0x%x): persistent request is not active",
 				     (unsigned)*request);
+	if (r->kind == MICHI_REQ_GREQ)
+		return michi_greq_cancel(r);
 	if (r->m.done || r->kind == MICHI_REQ_DONE)
 		return MPI_SUCCESS;   /* already complete: nothing to cancel */
 	st = mtmi_cancel(&r->m);
@@ -442,6 +446,8 @@ int PMPI_Request_free(MPI_Request *request)
 	if (!r)
 		return michi_err_request("MPI_Request_free", "request", *request);
 	*request = MPI_REQUEST_NULL;
+	if (r->kind == MICHI_REQ_GREQ)
+		return michi_greq_free(r);
 	if (r->m.done || michi_req_inactive(r)) {
 		michi_req_free(r);
 		return MPI_SUCCESS;
@@ -663,7 +669,7 @@ static int start_one(MPI_Request *request, const char *fname, const char *arg)
 	struct michi_request *r;
 
 	r = michi_req_get(*request);
-	if (!r || r->kind < MICHI_REQ_PSEND)
+	if (!r || r->kind < MICHI_REQ_PSEND || r->kind == MICHI_REQ_GREQ)
 		return michi_err_request(fname, arg, *request);
 	if (r->active)
 		return michi_mpi_err(r->comm, MPI_ERR_REQUEST, fname,

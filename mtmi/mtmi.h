@@ -136,6 +136,19 @@ michi_status_t mtmi_wait(struct mtmi_req *r);
  * `spins` counts the caller's consecutive idle rounds. */
 void mtmi_idle(unsigned *spins);
 
+/*
+ * Counters for tools (MPI_T performance variables, mpi/mpit_sources.c),
+ * updated on out-of-line paths only, never on the inline send, receive
+ * or wait paths. Read-only outside MTMI.
+ */
+#define MTMI_STATS 1
+struct mtmi_stats {
+	uint64_t rndv_sends;   /* rendezvous sends started (RTS frames sent) */
+	uint64_t unexp_len;    /* messages on the unexpected queues now */
+	uint64_t unexp_max;    /* most of them at one time since mtmi_init */
+};
+extern struct mtmi_stats mtmi_stats;
+
 /* The fast paths of mtmi_isend/mtmi_irecv, inline for the MPI core's hot
  * paths: same arguments, same results as the out-of-line functions. */
 #include "mtmi_inline.h"

@@ -161,6 +161,8 @@ michi_status_t mtmi_isend_slow(const void *buf, size_t len, int peer, int src_ra
 		mtmi_tx_seq[peer]--;
 		return st;
 	}
+	if (h.type == MTMI_F_RTS)
+		mtmi_stats.rndv_sends++;
 	if (st == MICHI_OK)
 		r->flags &= ~MTMI_RF_WAIT_SEND;
 	r->flags &= ~MTMI_RF_INCALL;

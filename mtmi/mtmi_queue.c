@@ -24,6 +24,7 @@
 struct mtmi_bucket *mtmi_buckets;
 uint32_t mtmi_bucket_mask;
 unsigned mtmi_nwild;
+struct mtmi_stats mtmi_stats;
 
 static struct mtmi_ctx *ctx_tab[MTMI_CTX_TAB];
 static struct mtmi_ctx *ctx_all;
@@ -69,6 +70,7 @@ void mtmi_queue_fini(void)
 		free(c);
 	}
 	ctx_all = NULL;
+	mtmi_stats.unexp_len = 0;   /* freed above without mtmi_queue_unexp_del */
 	memset(ctx_tab, 0, sizeof(ctx_tab));
 	while ((m = msg_pool)) {
 		msg_pool = m->hnext;
@@ -243,6 +245,8 @@ michi_status_t mtmi_queue_unexp_add(struct mtmi_msg *m, struct mtmi_bucket *b)
 	mtmi_ulist_append_h(&b->unexp, m);
 	mtmi_ulist_append_a(&c->arrival, m);
 	m->queued = 1;
+	if (++mtmi_stats.unexp_len > mtmi_stats.unexp_max)
+		mtmi_stats.unexp_max = mtmi_stats.unexp_len;
 	return MICHI_OK;
 }
 
@@ -251,6 +255,7 @@ void mtmi_queue_unexp_del(struct mtmi_msg *m)
 	mtmi_ulist_del_h(&m->bucket->unexp, m);
 	mtmi_ulist_del_a(&m->c->arrival, m);
 	m->queued = 0;
+	mtmi_stats.unexp_len--;
 }
 
 /* CANCEL_REQ is rare: a walk over every context is fine. */

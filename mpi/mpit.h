@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi/mpit.h: what the MPI_T interface (mpi/mpit.c) and the sources of
+ * its performance variables (mpi/mpit_sources.c) share.
+ *
+ * A performance variable is a named source of one unsigned 64-bit value.
+ * Counters only ever grow from MPI_Init on (0 before it, frozen after
+ * MPI_Finalize); sessions count from their own start (mpi/mpit.c).
+ * Levels and high watermarks are read as they are.
+ */
+#ifndef MICHI_MPIT_H
+#define MICHI_MPIT_H
+
+#include <stdint.h>
+
+struct michi_pvar {
+	char name[48];
+	char desc[512];
+	int var_class;        /* MPI_T_PVAR_CLASS_COUNTER, _LEVEL, _HIGHWATERMARK */
+	int verbosity;        /* MPI_T_VERBOSITY_* */
+	const char *category; /* name of the category that lists it */
+	uint64_t (*read)(int arg);
+	int arg;              /* e.g. the device's index in michi_devices[] */
+};
+
+/* The performance variables, built on the first call; returns how many. */
+int michi_pvar_table(const struct michi_pvar **tab);
+
+/* Fold the state the counters come from into their totals, while the
+ * layers below still exist: MPI_Finalize calls it before it closes the
+ * devices, so that counters read afterwards include the last frames. */
+void michi_pvar_snapshot(void);
+
+#endif
