@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # Side-by-side comparison runner (BENCH.md). It builds each benchmark
-# (pingpong.c, and oversub.c for runs with more ranks than cores) once
+# (pingpong.c, oversub.c for runs with more ranks than cores, dtype.c for
+# derived datatypes) once
 # with mpicc.mpich, runs that one binary on MPICH and on Michi (through
 # LD_LIBRARY_PATH=$MICHI_PREFIX/lib and Michi's mpirun), and an Open MPI
 # build on Open MPI; rounds are interleaved A,B,C,A,B,C so that drift hits
@@ -44,17 +45,28 @@ usage: $0 -N name [options]
                          back (us per call, slowest rank)
               allreduce-osu  the same with a barrier after each call, only
                          the calls timed, mean over ranks (OSU's method)
+              vector     ping-pong of MPI_Type_vector(n, 1, 2, MPI_DOUBLE),
+                         us per one-way transfer; size = packed bytes
+              indexed    the same with an MPI_Type_indexed of n doubles
+                         (blocks 1..8, gaps 1..3 doubles)
+              pack       MPI_Pack on rank 0 alone of a vector of B-byte
+                         blocks at stride 2B, 8 MiB packed (MB/s); size = B
+              memcpy     one memcpy of 8 MiB on rank 0 alone, pack's
+                         reference (MB/s), printed at the same B
   -d list     transports (default $transports): tcp = MPICH UCX_TLS=tcp,self,
               Open MPI ob1 + btl tcp,self on lo, Michi MICHI_DEVICE=tcp;
               shm = each implementation's default on one host
   -r rounds   interleaved rounds, at least 5 for results (default $rounds)
   -n ranks    rank count (default $ranks; more than the cores oversubscribes)
-  -i iters    iterations passed to the benchmark (its -i; for ring and
-              allreduce the most timed iterations per size)
-  -m min:max  message sizes passed to the benchmark (its -m; ring and
-              allreduce* default to 4:4)
+  -i iters    iterations passed to the benchmark (its -i; for ring,
+              allreduce, pack and memcpy the most timed iterations per size)
+  -m min:max  sizes passed to the benchmark (its -m; ring and allreduce*
+              default to 4:4; vector and indexed take n in doubles,
+              default 1048576:1048576; pack and memcpy B in bytes, default
+              8:4096): one -m goes to every benchmark of the run
   -s secs     ring, allreduce*: timed seconds per size (default 1), after
-              a warm-up about half as long
+              a warm-up about half as long; pack, memcpy: timed seconds
+              per size (default 0.2)
   -p core|none|default  placement: core pins rank r to CPU r mod cores for
               every implementation (default up to one rank per core);
               none leaves all unbound; default binds nothing and lets each
@@ -101,7 +113,7 @@ done
 IFS=, read -r -a bench_list <<<"$benches"
 IFS=, read -r -a transport_list <<<"$transports"
 for b in "${bench_list[@]}"; do
-	case $b in lat|bw|ring|allreduce|allreduce-osu) ;; *) echo "compare.sh: unknown benchmark $b" >&2; exit 2 ;; esac
+	case $b in lat|bw|ring|allreduce|allreduce-osu|vector|indexed|pack|memcpy) ;; *) echo "compare.sh: unknown benchmark $b" >&2; exit 2 ;; esac
 done
 for t in "${transport_list[@]}"; do
 	case $t in tcp|shm) ;; *) echo "compare.sh: unknown transport $t" >&2; exit 2 ;; esac
@@ -176,7 +188,7 @@ chmod +x "$build/place"
 
 # --- build ------------------------------------------------------------
 
-for prog in pingpong oversub; do
+for prog in pingpong oversub dtype; do
 	mpicc.mpich -O2 -std=gnu11 -o "$build/$prog.mpich" "$here/$prog.c"
 	mpicc.openmpi -O2 -std=gnu11 -o "$build/$prog.openmpi" "$here/$prog.c"
 done
@@ -211,6 +223,11 @@ bench_args() {
 		;;
 	allreduce-osu)
 		a=(oversub -t allreduce -b)
+		[ -n "$budget" ] && a+=(-s "$budget")
+		;;
+	vector|indexed) a=(dtype -t $1) ;;
+	pack|memcpy)
+		a=(dtype -t $1)
 		[ -n "$budget" ] && a+=(-s "$budget")
 		;;
 	esac
@@ -343,13 +360,13 @@ done
 
 # Batches still disturbed after their reruns went to <id>-discarded.csv
 # and are not summarized, unless an implementation has no other batch:
-# then its discarded ones are, and it is named in $build/fallback.
+# then its discarded ones are, and it is named in the file $3.
 summarize() {
-	local csv=$1 disc=$2
-	: >"$build/fallback"
+	local csv=$1 disc=$2 fb=$3
+	: >"$fb"
 	[ -e "$disc" ] || disc=/dev/null
 	echo "impl,size,median,min,max"
-	awk -F, -v fb="$build/fallback" '
+	awk -F, -v fb="$fb" '
 	FNR == 1 { file++; next }
 	file == 1 { have[$1] = 1; print $1 "," $3 "," $4; next }
 	!($1 in have) { print $1 "," $3 "," $4; if (!($1 in told)) print $1 > fb; told[$1] = 1 }
@@ -395,20 +412,35 @@ plot '$dat' using 1:3:xtic(2) with boxes lc rgb "#4477aa", \\
 EOF
 }
 
+# One line per implementation; with a second summary CSV ($6, named $7)
+# also its lines, dashed, in the same colours (pack's memcpy reference;
+# the bar chart of a single size leaves it to the summary's table).
 plot() {
-	local sum=$1 png=$2 title=$3 ylabel=$4 dat=$build/plot.dat i=0 impl
+	local sum=$1 png=$2 title=$3 ylabel=$4 xlabel=$5 ref=${6:-} ref_name=${7:-}
+	local dat=$build/plot.dat i=0 c=0 impl
 	local -a parts=()
 	if [ "$(awk -F, 'NR > 1 { print $2 }' "$sum" | sort -u | wc -l)" = 1 ]; then
-		plot_bars "$@"
+		plot_bars "$sum" "$png" "$title" "$ylabel"
 		return
+	fi
+	if [ -n "$ref" ]; then
+		title="$title (dashed: $ref_name)"
 	fi
 	: >"$dat"
 	for impl in "${impls[@]}"; do
-		grep -q "^$impl," "$sum" || continue
-		awk -F, -v i=$impl '$1 == i { print $2, $3, $4, $5 }' "$sum" >>"$dat"
-		printf '\n\n' >>"$dat"
-		parts+=("'$dat' index $i using 1:2:3:4 with yerrorlines lw 2 title '$impl'")
-		i=$((i + 1))
+		c=$((c + 1))
+		if grep -q "^$impl," "$sum"; then
+			awk -F, -v i=$impl '$1 == i { print $2, $3, $4, $5 }' "$sum" >>"$dat"
+			printf '\n\n' >>"$dat"
+			parts+=("'$dat' index $i using 1:2:3:4 with yerrorlines lw 2 lt $c title '$impl'")
+			i=$((i + 1))
+		fi
+		if [ -n "$ref" ] && grep -q "^$impl," "$ref"; then
+			awk -F, -v i=$impl '$1 == i { print $2, $3, $4, $5 }' "$ref" >>"$dat"
+			printf '\n\n' >>"$dat"
+			parts+=("'$dat' index $i using 1:2:3:4 with yerrorlines lw 1 lt $c dt 2 title '$impl $ref_name'")
+			i=$((i + 1))
+		fi
 	done
 	[ $i -gt 0 ] || return 0
 	local IFS=,
@@ -420,7 +452,7 @@ set logscale x 2
 set logscale y
 set xtics 4
 set format x "%.0b%BB"
-set xlabel "message size (bytes)"
+set xlabel "$xlabel"
 set ylabel "$ylabel"
 set grid
 set key top left
@@ -431,8 +463,8 @@ EOF
 # Michi's advantage over the better peer at each size (>1: Michi better),
 # or MPICH's over Open MPI when Michi did not run.
 ratio_table() {
-	local sum=$1 lower_better=$2
-	awk -F, -v lb=$lower_better -v nimpl=${#impls[@]} '
+	local sum=$1 lower_better=$2 label=${3:-size (B)}
+	awk -F, -v lb=$lower_better -v nimpl=${#impls[@]} -v label="$label" '
 	function better(a, b) { return lb ? (a < b ? a : b) : (a > b ? a : b) }
 	function adv(x, ref) { return sprintf("%.2f", lb ? ref / x : x / ref) }
 	NR > 1 { txt[$1, $2] = $3; m[$1, $2] = $3 + 0; sizes[$2 + 0] = 1 }
@@ -442,10 +474,10 @@ ratio_table() {
 			exit
 		}
 		if (nimpl == 3) {
-			print "| size (B) | Michi | MPICH | Open MPI | Michi vs MPICH | Michi vs Open MPI | Michi vs better peer |"
+			print "| " label " | Michi | MPICH | Open MPI | Michi vs MPICH | Michi vs Open MPI | Michi vs better peer |"
 			print "|---:|---:|---:|---:|---:|---:|---:|"
 		} else {
-			print "| size (B) | MPICH | Open MPI | MPICH vs Open MPI |"
+			print "| " label " | MPICH | Open MPI | MPICH vs Open MPI |"
 			print "|---:|---:|---:|---:|"
 		}
 		n = 0
@@ -474,6 +506,50 @@ ratio_table() {
 			}
 		}
 	}' "$sum"
+}
+
+# MPI_Pack's bandwidth over memcpy's: each implementation's median pack
+# figure divided by the median memcpy figure of its own runs at the same
+# block size (same launcher, same process set-up), so that >= 0.8 reads
+# as issue 4's goal met.
+pack_ratio_table() {
+	local pack=$1 ref=$2
+	awk -F, -v order="${impls[*]}" '
+	FNR == 1 { file++; next }
+	file == 1 { p[$1, $2] = $3 + 0; sizes[$2 + 0] = 1; next }
+	{ r[$1, $2] = $3 + 0 }
+	END {
+		if (!length(sizes)) {
+			print "No data: every run failed (see runs.log)."
+			exit
+		}
+		name["michi"] = "Michi"; name["mpich"] = "MPICH"; name["openmpi"] = "Open MPI"
+		k = split(order, im, " ")
+		hdr = "| block (B) |"; sep = "|---:|"
+		for (j = 1; j <= k; j++) {
+			hdr = hdr " " name[im[j]] " |"
+			sep = sep "---:|"
+		}
+		print hdr
+		print sep
+		n = 0
+		for (s in sizes) list[++n] = s + 0
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && list[j - 1] > list[j]; j--) {
+				t = list[j]; list[j] = list[j - 1]; list[j - 1] = t
+			}
+		for (i = 1; i <= n; i++) {
+			s = list[i]
+			line = "| " s " |"
+			for (j = 1; j <= k; j++) {
+				v = "-"
+				if (((im[j], s) in p) && ((im[j], s) in r) && r[im[j], s] > 0)
+					v = sprintf("%.2f", p[im[j], s] / r[im[j], s])
+				line = line " " v " |"
+			}
+			print line
+		}
+	}' "$pack" "$ref"
 }
 
 {
@@ -517,10 +593,20 @@ ratio_table() {
 	echo "disturbed; failed runs: $failed (see load.csv, runs.log)."
 } >"$outdir/summary.md"
 
+# All summaries first: pack's plot and table also read memcpy's.
 for tr in "${transport_list[@]}"; do
 	for b in "${bench_list[@]}"; do
 		id=$b-$tr
-		summarize "$outdir/$id.csv" "$outdir/$id-discarded.csv" >"$outdir/$id-summary.csv"
+		summarize "$outdir/$id.csv" "$outdir/$id-discarded.csv" \
+			"$build/fallback-$id" >"$outdir/$id-summary.csv"
+	done
+done
+for tr in "${transport_list[@]}"; do
+	for b in "${bench_list[@]}"; do
+		id=$b-$tr
+		xlabel="message size (bytes)"
+		label="size (B)"
+		ref=
 		case $b in
 		lat) unit="half round trip (us)"; lb=1; what="latency"; title="pingpong latency" ;;
 		bw) unit="bandwidth (MB/s)"; lb=0; what="bandwidth"; title="pingpong bandwidth" ;;
@@ -530,21 +616,55 @@ for tr in "${transport_list[@]}"; do
 			   title="MPI_Allreduce MPI_SUM of ints, back to back" ;;
 		allreduce-osu) unit="us per call"; lb=1; what="allreduce, barrier after each call"
 			   title="MPI_Allreduce MPI_SUM of ints, barrier after each" ;;
+		vector|indexed)
+			unit="us per one-way transfer (half round trip)"; lb=1
+			xlabel="packed size (bytes)"; label="packed (B)"
+			if [ $b = vector ]; then
+				what="strided vector ping-pong"
+				title="ping-pong of MPI_Type_vector(n, 1, 2, MPI_DOUBLE)"
+			else
+				what="indexed ping-pong"
+				title="ping-pong of MPI_Type_indexed, blocks 1..8, gaps 1..3 doubles"
+			fi
+			;;
+		pack)
+			unit="MB/s of packed data"; lb=0; what="MPI_Pack, rank 0 alone"
+			title="MPI_Pack of a vector of B-byte blocks at stride 2B, 8 MiB packed"
+			xlabel="block size B (bytes)"; label="block (B)"
+			if [ -e "$outdir/memcpy-$tr-summary.csv" ]; then
+				ref=$outdir/memcpy-$tr-summary.csv
+			fi
+			;;
+		memcpy)
+			unit="MB/s"; lb=0; what="memcpy of 8 MiB, rank 0 alone (MPI_Pack's reference)"
+			title="memcpy of 8 MiB, contiguous, at each B of the pack run"
+			xlabel="block size B of the pack run (bytes)"; label="block (B)"
+			;;
 		esac
 		plot "$outdir/$id-summary.csv" "$outdir/$id.png" \
-			"$title, $tr, $ranks ranks$([ $oversub = 1 ] && echo " on $ncores cores (oversubscribed)")" "$unit"
+			"$title, $tr, $ranks ranks$([ $oversub = 1 ] && echo " on $ncores cores (oversubscribed)")" \
+			"$unit" "$xlabel" "$ref" memcpy
 		{
 			echo
 			echo "## $what, $tr ($unit)"
 			echo
 			echo "![$id]($id.png)"
 			echo
-			if [ -s "$build/fallback" ]; then
-				echo "Only disturbed batches for: $(paste -sd, "$build/fallback" | sed 's/,/, /g');"
+			if [ -s "$build/fallback-$id" ]; then
+				echo "Only disturbed batches for: $(paste -sd, "$build/fallback-$id" | sed 's/,/, /g');"
 				echo "their figures below are not reliable."
 				echo
 			fi
-			ratio_table "$outdir/$id-summary.csv" $lb
+			ratio_table "$outdir/$id-summary.csv" $lb "$label"
+			if [ -n "$ref" ]; then
+				echo
+				echo "MPI_Pack over memcpy (issue 4 asks for at least 0.80 from"
+				echo "256-byte blocks up): each implementation's median MPI_Pack MB/s"
+				echo "divided by the median memcpy MB/s of its own runs at the same B"
+				echo "(one memcpy of the same 8 MiB, contiguous)."
+				echo
+				pack_ratio_table "$outdir/$id-summary.csv" "$ref"
+			fi
 		} >>"$outdir/summary.md"
 	done
 done
