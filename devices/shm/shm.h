@@ -22,13 +22,18 @@
  * two-copy path). The stamp holds the record's position (cells since the
  * ring started) and length in cells, XORed with a per-ring random key, so
  * stale cells of the previous lap, payload included, never pass for a
- * record.
+ * record. A skip record (no frame) takes the consumer to the next lap:
+ * a sender that finds the ring empty starts a frame of a kilobyte or more
+ * at the ring's first cell again, so that a ping-pong reuses the same
+ * cache lines (writing lines the peer read long ago costs the sender a
+ * fetch of each, measured at nearly twice the time of a 4 KiB exchange).
  *
  * That needs every cell's first word to be either a whole stamp or no
  * part of one. A record whose payload ends 1 to 7 bytes into a cell
  * after its first leaves that cell's first word half payload, half the
  * stamp an earlier lap wrote there; a lap later, when positions differ
- * in the low byte only (small rings), it passed the position check about
+ * in the low byte only (small rings, and rewound frames, which revisit
+ * the first cells lap after lap), it passed the position check about
  * once in 256 tries, a record of the wrong length was taken and the
  * stream was lost. So the consumer, which sees every record before its
  * cells go back, clears such a word before it publishes its head
@@ -50,10 +55,11 @@
 #define SHM_CELL_SHIFT 6
 #define SHM_REC_HDR 8                              /* the stamp */
 #define SHM_FIRST_HDR (SHM_REC_HDR + MICHI_FRAME_HDR_SIZE)
-#define SHM_POS_MASK ((1ull << 48) - 1)
+#define SHM_POS_MASK ((1ull << 47) - 1)
+#define SHM_SKIP (1ull << 47)                      /* a record of no frame */
 #define SHM_MAX_REC_CELLS 65535u                   /* 16 bits in the stamp */
 
-/* pos stays below 2^48 (2^48 cells are 16 PiB through one ring) */
+/* pos stays below 2^47 (8 PiB through one ring); bit 47 marks a skip */
 static inline uint64_t shm_stamp(uint64_t pos, uint64_t ncells, uint64_t key)
 {
 	return (pos | (ncells << 48)) ^ key;

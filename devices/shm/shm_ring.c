@@ -96,8 +96,38 @@ static inline void tx_publish(struct shm_tx *t, char *c, uint64_t nc)
  * whole frame is in the ring. A record waits for room for a whole chunk
  * (or the rest of the frame) rather than trickling out in slivers.
  */
+static size_t shm_rewind_min = 1024;
+MICHI_TUNABLE(shm_rewind_min, "shm_rewind_min", MICHI_T_SIZE, "1k", MICHI_LEVEL_TUNER,
+	      "frames from this size start at the ring's first cell when the ring is empty, "
+	      "so that a ping-pong reuses its cache lines (0: never)");
+
+/*
+ * Before the first record of a frame: if the receiver has taken every
+ * record and we are not at the ring's first cell, a skip record takes
+ * both sides there (see shm.h).
+ */
+static void tx_rewind(struct shm_tx *t, size_t len)
+{
+	uint64_t off = t->tail & t->mask, n;
+	char *c;
+
+	if (!shm_rewind_min || len < shm_rewind_min || off == 0)
+		return;
+	t->head_cache = atomic_load_explicit(&t->ctl->head, memory_order_acquire);
+	t->limit = t->head_cache + t->ncells;
+	if (t->head_cache != t->tail)
+		return;
+	n = t->ncells - off;
+	c = t->cells + (off << SHM_CELL_SHIFT);
+	atomic_store_explicit((_Atomic uint64_t *)c, shm_stamp(t->tail | SHM_SKIP, n, t->key),
+			      memory_order_release);
+	t->tail += n;
+}
+
 static int tx_write(struct shm_tx *t, struct shm_txq *q)
 {
+	if (!q->hdr_sent)
+		tx_rewind(t, q->left);
 	for (;;) {
 		size_t hdr = q->hdr_sent ? SHM_REC_HDR : SHM_FIRST_HDR;
 		/* the first record small: the receiver starts copying out soon */
@@ -249,10 +279,10 @@ static inline int rx_valid(const struct shm_rx *r, uint64_t *ncells)
 	uint64_t s = atomic_load_explicit((const _Atomic uint64_t *)c,
 					  memory_order_acquire) ^ r->key;
 
-	if ((s & SHM_POS_MASK) != (r->head & SHM_POS_MASK))
+	if ((s ^ r->head) & SHM_POS_MASK)
 		return 0;
 	*ncells = s >> 48;
-	return 1;
+	return 1 + !!(s & SHM_SKIP);
 }
 
 int shm_rx_ready(const struct shm_rx *r)
@@ -293,9 +323,16 @@ int shm_rx_poll(struct shm_rx *r, int budget)
 	for (n = 0; n < budget; n++) {
 		char *c = r->cells + ((r->head & r->mask) << SHM_CELL_SHIFT);
 		uint64_t nc, room;
+		int v = rx_valid(r, &nc);
 
-		if (!rx_valid(r, &nc))
+		if (!v)
 			break;
+		if (v == 2) {
+			/* a skip record: on to the next lap (only between frames) */
+			r->head += nc;
+			atomic_store_explicit(&r->ctl->head, r->head, memory_order_release);
+			continue;
+		}
 		room = (nc << SHM_CELL_SHIFT);
 		if (r->left == 0) {
 			const void *h = c + SHM_REC_HDR;
