@@ -53,7 +53,7 @@ static int coll_check_buf(struct michi_comm *c, const char *fname, const char *a
 			: michi_mpi_err(c, MPI_ERR_TYPE, fname,
 					"(%stype=0x%x): collectives take only contiguous derived "
 					"datatypes so far", arg, (unsigned)dt);
-	if (unlikely(!buf) && count > 0)
+	if (unlikely(!buf) && count > 0 && michi_dt_null_buf_bad(dt))
 		return michi_mpi_err(c, MPI_ERR_BUFFER, fname,
 				     "(%sbuf=NULL, %scount=%d): NULL buffer with a positive count",
 				     arg, arg, count);

@@ -106,7 +106,8 @@ static struct michi_comm *comm_new(const struct michi_comm *parent, const int *w
 	c->ctx = ctx;
 	c->rank = rank;
 	c->size = n;
-	c->errhandler = parent->errhandler;
+	c->errhandler = parent->errhandler;   /* inherited: one more user */
+	michi_errhandler_ref(c->errhandler, 1);
 	c->handle = (MPI_Comm)michi_p2h(c);
 	c->name[0] = '\0';
 	c->hints = NULL;
@@ -505,6 +506,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
 	free(c->topo);
 	c->topo = NULL;
 	free(c->peers);
+	michi_errhandler_ref(c->errhandler, -1);
 	c->peers = NULL;
 	michi_obj_free(MICHI_KIND_COMM, c);
 	*comm = MPI_COMM_NULL;

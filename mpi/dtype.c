@@ -522,7 +522,8 @@ static int indexed(const char *fname, int n, const int *bls, int bl, const int *
 	struct michi_dt_info in;
 	struct builder b;
 	struct michi_dtype *t;
-	int err = dt_args(fname, n, old, nt, types ? NULL : &in);
+	int err = dt_args(fname, n, old, nt,
+			  types || combiner == MPI_COMBINER_STRUCT ? NULL : &in);
 	int block = combiner == MPI_COMBINER_INDEXED_BLOCK ||
 		    combiner == MPI_COMBINER_HINDEXED_BLOCK;
 	int i, ni, na, nd, *ints;
@@ -1088,18 +1089,50 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 }
 MICHI_ALIAS(Type_free)
 
+/* Names given to predefined types (MPI-3.1 6.8 lets a program rename
+ * them), kept for the job. */
+struct named {
+	struct named *next;
+	MPI_Datatype dt;
+	char name[MPI_MAX_OBJECT_NAME];
+};
+
+static struct named *renamed;
+
+static struct named *renamed_entry(MPI_Datatype dt, int create)
+{
+	struct named *e;
+
+	for (e = renamed; e; e = e->next)
+		if (e->dt == dt)
+			return e;
+	if (!create || !(e = calloc(1, sizeof(*e))))
+		return NULL;
+	e->dt = dt;
+	e->next = renamed;
+	renamed = e;
+	return e;
+}
+
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
-	struct michi_dtype *t;
-	int err;
+	struct michi_dtype *t = michi_dt_get(datatype);
+	struct named *e;
 
 	MICHI_CHECK_INIT("MPI_Type_set_name");
 	if (!type_name)
 		return michi_err_null(NULL, "MPI_Type_set_name", "type_name");
-	t = user_type("MPI_Type_set_name", datatype, &err);
-	if (t)
+	if (t) {
 		snprintf(t->name, sizeof(t->name), "%s", type_name);
-	return err;
+		return MPI_SUCCESS;
+	}
+	if (!michi_dt_builtin_valid(datatype) && !michi_dt_is_pair(datatype))
+		return dt_bad_type("MPI_Type_set_name", "datatype", datatype);
+	e = renamed_entry(datatype, 1);
+	if (!e)
+		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Type_set_name", "(): no memory");
+	snprintf(e->name, sizeof(e->name), "%s", type_name);
+	return MPI_SUCCESS;
 }
 MICHI_ALIAS(Type_set_name)
 
@@ -1113,6 +1146,8 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 		return michi_err_null(NULL, "MPI_Type_get_name", "type_name");
 	if (t) {
 		n = t->name;
+	} else if (renamed_entry(datatype, 0)) {
+		n = renamed_entry(datatype, 0)->name;
 	} else {
 		n = michi_dt_name(datatype);
 		if (!n)

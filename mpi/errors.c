@@ -179,9 +179,11 @@ static const char *code_msg(int code)
 	return class_valid(code_class(code)) ? class_msg(code_class(code)) : NULL;
 }
 
+/* MPI_LASTUSEDCODE: at least MPI_ERR_LASTCODE (MPI-3.1 8.5), which
+ * every code here stays under (see SEQ_MAX and USER_SEQ). */
 int michi_err_lastused(void)
 {
-	return user_lastused ? user_lastused : NCLASSES - 1;
+	return user_lastused > MPI_ERR_LASTCODE ? user_lastused : MPI_ERR_LASTCODE;
 }
 
 static void fatal(struct michi_comm *comm, int code, const char *msg)
@@ -438,7 +440,7 @@ static int errhandler_ok(MPI_Errhandler eh)
 }
 
 /* Communicators hold a reference on user error handlers. */
-static void errhandler_ref(MPI_Errhandler eh, int delta)
+void michi_errhandler_ref(MPI_Errhandler eh, int delta)
 {
 	struct michi_errhandler *e = michi_obj_check((uint32_t)eh, MICHI_KIND_ERRHANDLER);
 
@@ -461,8 +463,8 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 		return michi_mpi_err(c, MPI_ERR_ARG, "MPI_Comm_set_errhandler",
 				     "(errhandler=0x%x): not a valid error handler",
 				     (unsigned)errhandler);
-	errhandler_ref(errhandler, 1);
-	errhandler_ref(c->errhandler, -1);
+	michi_errhandler_ref(errhandler, 1);
+	michi_errhandler_ref(c->errhandler, -1);
 	c->errhandler = errhandler;
 	return MPI_SUCCESS;
 }

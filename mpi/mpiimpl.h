@@ -397,6 +397,9 @@ int michi_mpi_err_status(struct michi_comm *comm, michi_status_t st, const char 
 /* An error code carrying a message (no handler called). */
 int michi_errcode_new(int errclass, const char *msg);
 int michi_mpi_unsupported(const char *fname);
+/* A user error handler's references: one per communicator using it and
+ * one for the user's handle (predefined handlers are not counted). */
+void michi_errhandler_ref(MPI_Errhandler eh, int delta);
 void michi_errors_init(void);
 
 /* ---- global state ------------------------------------------------------- */

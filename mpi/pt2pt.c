@@ -935,7 +935,7 @@ static int imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *mess
 		return michi_err_count(c, fname, count);
 	if (ERRCHK && !michi_dt_ok(datatype))
 		return michi_err_type(c, fname, datatype);
-	if (ERRCHK && !buf && count > 0)
+	if (ERRCHK && !buf && count > 0 && michi_dt_null_buf_bad(datatype))
 		return michi_err_buf(c, fname, count);
 	m->on_complete = NULL;
 	if (unlikely(!michi_dt_builtin_valid(datatype)))

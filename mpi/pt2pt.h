@@ -32,6 +32,14 @@ static inline size_t michi_dt_bytes(MPI_Datatype dt, MPI_Count count)
 	return (size_t)count * (size_t)michi_dt_extent(dt);
 }
 
+/* A NULL buffer (MPI_BOTTOM) with data: wrong for a predefined type, but
+ * a derived type may hold absolute addresses (MPI_Get_address). */
+static inline int michi_dt_null_buf_bad(MPI_Datatype dt)
+{
+	return (michi_dt_builtin_valid(dt) && dt != MPI_LB && dt != MPI_UB) ||
+	       michi_dt_is_pair(dt);
+}
+
 /* Checks of a send's arguments; 0 or an MPI error code (handler called). */
 static inline int michi_check_send(struct michi_comm *c, MPI_Comm comm, const void *buf,
 				   MPI_Count count, MPI_Datatype dt, int dest, int tag,
@@ -47,7 +55,7 @@ static inline int michi_check_send(struct michi_comm *c, MPI_Comm comm, const vo
 		return michi_err_tag(c, fname, tag, 0);
 	if (unlikely(!michi_dt_ok(dt)))
 		return michi_err_type(c, fname, dt);
-	if (unlikely(!buf) && count > 0 && dt != MPI_LB && dt != MPI_UB)
+	if (unlikely(!buf) && count > 0 && michi_dt_null_buf_bad(dt))
 		return michi_err_buf(c, fname, count);
 	return MPI_SUCCESS;
 }
@@ -67,7 +75,7 @@ static inline int michi_check_recv(struct michi_comm *c, MPI_Comm comm, const vo
 		return michi_err_tag(c, fname, tag, 1);
 	if (unlikely(!michi_dt_ok(dt)))
 		return michi_err_type(c, fname, dt);
-	if (unlikely(!buf) && count > 0 && dt != MPI_LB && dt != MPI_UB)
+	if (unlikely(!buf) && count > 0 && michi_dt_null_buf_bad(dt))
 		return michi_err_buf(c, fname, count);
 	return MPI_SUCCESS;
 }

@@ -426,13 +426,20 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 }
 MICHI_ALIAS(Test_cancelled)
 
+/* A request the user freed: what it holds goes with it (a derived type's
+ * staging, unread; a persistent request's reference on its type). */
+static void req_release(struct michi_request *r)
+{
+	if (r->stage)
+		michi_dt_stage_drop(r);
+	if (r->kind == MICHI_REQ_PSEND || r->kind == MICHI_REQ_PRECV)
+		michi_dt_release(r->dtype);
+	michi_req_free(r);
+}
+
 static void free_when_done(struct mtmi_req *m)
 {
-	struct michi_request *r = container_of(m, struct michi_request, m);
-
-	if (r->stage)
-		michi_dt_stage_drop(r);   /* a derived type's staging, unread */
-	michi_req_free(r);
+	req_release(container_of(m, struct michi_request, m));
 }
 
 int PMPI_Request_free(MPI_Request *request)
@@ -449,7 +456,7 @@ int PMPI_Request_free(MPI_Request *request)
 	if (r->kind == MICHI_REQ_GREQ)
 		return michi_greq_free(r);
 	if (r->m.done || michi_req_inactive(r)) {
-		michi_req_free(r);
+		req_release(r);
 		return MPI_SUCCESS;
 	}
 	/* still in flight: the transfer goes on and frees the request */
@@ -573,10 +580,12 @@ static int persistent_init(const void *buf, int count, MPI_Datatype datatype, in
 	r->freed = 0;
 	r->comm = c;
 	r->dtype = datatype;
+	michi_dt_hold(datatype);   /* MPI_Type_free may come before MPI_Request_free */
 	r->buf = (void *)buf;
 	r->count = count;
 	r->rank = rank;
 	r->tag = tag;
+	r->stage = NULL;
 	michi_req_done_now(r, MPI_ANY_SOURCE, MPI_ANY_TAG);
 	*request = (MPI_Request)michi_p2h(r);
 	return MPI_SUCCESS;

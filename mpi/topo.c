@@ -297,8 +297,12 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 			color = color * CART_DIMS(t)[d] + CART_COORDS(t)[d];
 		}
 	}
+	/* all dimensions dropped: a 0-dimensional grid has one process, the
+	 * one at the origin; the others get MPI_COMM_NULL (as in MPICH) */
+	if (nd == 0 && color != 0)
+		color = MPI_UNDEFINED;
 	err = michi_comm_split("MPI_Cart_sub", c, color, key, newcomm);
-	if (err)
+	if (err || *newcomm == MPI_COMM_NULL)
 		return err;
 	if (nd == 0) {
 		/* all dimensions dropped: a 0-dimensional grid of one rank */
@@ -337,9 +341,39 @@ MICHI_ALIAS(Cart_map)
  * non-increasing order. Prime factors, largest first, each go to the
  * currently smallest free dimension.
  */
+/* n as k factors of at most cap, in non-increasing order into out: the
+ * list whose largest factor is smallest, then whose next is, and so on.
+ * The first factor is the smallest divisor whose k-th power reaches n
+ * and for which the rest splits under it. Returns 0 when none does. */
+static int dims_best(int n, int k, int cap, int *out)
+{
+	int d;
+
+	if (k == 1) {
+		out[0] = n;
+		return n <= cap;
+	}
+	for (d = 1; d <= cap && d <= n; d++) {
+		long pw = 1;
+		int i;
+
+		if (n % d)
+			continue;
+		for (i = 0; i < k && pw < n; i++)
+			pw *= d;
+		if (pw < n)
+			continue;   /* d is below the k-th root: the rest cannot fit */
+		if (dims_best(n / d, k - 1, d, out + 1)) {
+			out[0] = d;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
-	int d, nfree = 0, rest, p, f[64], nf = 0, *free_at, k;
+	int d, nfree = 0, rest, *free_at, k;
 	long fixed = 1;
 
 	if (nnodes < 0 || ndims < 0 || (ndims > 0 && !dims))
@@ -365,26 +399,12 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 		return MPI_SUCCESS;
 	}
 	rest = (int)(nnodes / fixed);
-	for (p = 2; (long)p * p <= rest; p++)
-		while (rest % p == 0 && nf < 64) {
-			f[nf++] = p;
-			rest /= p;
-		}
-	if (rest > 1)
-		f[nf++] = rest;
 	free_at = malloc((size_t)nfree * sizeof(int));
 	if (!free_at)
 		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Dims_create", "(): no memory");
-	for (d = 0; d < nfree; d++)
-		free_at[d] = 1;
-	for (k = nf - 1; k >= 0; k--) {
-		int small = 0;
-
-		for (d = 1; d < nfree; d++)
-			if (free_at[d] < free_at[small])
-				small = d;
-		free_at[small] *= f[k];
-	}
+	/* as balanced as can be: the smallest largest factor, then the
+	 * smallest next one, and so on (72 in 2 dimensions is 9 x 8) */
+	dims_best(rest, nfree, rest, free_at);
 	/* non-increasing order into the free places */
 	for (d = 0; d < nfree; d++)
 		for (k = d + 1; k < nfree; k++)

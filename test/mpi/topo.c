@@ -22,6 +22,23 @@ static void test_dims(void)
 		    "dims(24, {0,3,0}) = %dx%dx%d", d3[0], d3[1], d3[2]);
 	MPI_Dims_create(7, 1, d1);
 	mtest_check(d1[0] == 7, "dims(7, 1) = %d", d1[0]);
+	/* as even as can be, not the first split a greedy pass finds */
+	{
+		static const int n2[][3] = { { 72, 9, 8 }, { 180, 15, 12 }, { 240, 16, 15 },
+					     { 1000, 40, 25 }, { 2310, 55, 42 } };
+		int i, e3[3] = { 0, 0, 0 };
+
+		for (i = 0; i < 5; i++) {
+			d2[0] = d2[1] = 0;
+			MPI_Dims_create(n2[i][0], 2, d2);
+			mtest_check(d2[0] == n2[i][1] && d2[1] == n2[i][2],
+				    "dims(%d, 2) = %dx%d, want %dx%d", n2[i][0], d2[0], d2[1],
+				    n2[i][1], n2[i][2]);
+		}
+		MPI_Dims_create(1000, 3, e3);
+		mtest_check(e3[0] == 10 && e3[1] == 10 && e3[2] == 10, "dims(1000, 3) = %dx%dx%d",
+			    e3[0], e3[1], e3[2]);
+	}
 	d2[0] = d2[1] = 0;
 	MPI_Dims_create(1, 2, d2);
 	mtest_check(d2[0] == 1 && d2[1] == 1, "dims(1, 2) = %dx%d", d2[0], d2[1]);
