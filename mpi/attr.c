@@ -49,6 +49,16 @@ static struct michi_keyval *keyval_get(int keyval, int kind)
 	return kv && !kv->freed && kv->kind == kind ? kv : NULL;
 }
 
+/* A key the user freed lives on while attributes use it (MPI-3.1
+ * 6.7.2): they can still be read and deleted through it, and freeing it
+ * again (a delete callback's copy of the handle, say) changes nothing. */
+static struct michi_keyval *keyval_live(int keyval, int kind)
+{
+	struct michi_keyval *kv = michi_obj_check((uint32_t)keyval, MICHI_KIND_KEYVAL);
+
+	return kv && kv->kind == kind ? kv : NULL;
+}
+
 static void keyval_put(struct michi_keyval *kv)
 {
 	if (--kv->h.refs == 0)
@@ -88,11 +98,13 @@ static int keyval_free(const char *fname, int kind, int *keyval)
 	MICHI_CHECK_INIT(fname);
 	if (ERRCHK && !keyval)
 		return michi_mpi_err(NULL, MPI_ERR_ARG, fname, "(keyval=NULL): NULL pointer");
-	kv = keyval_get(*keyval, kind);
+	kv = keyval_live(*keyval, kind);
 	if (!kv)
 		return keyval_bad(NULL, fname, *keyval, kind);
-	kv->freed = 1;
-	keyval_put(kv);
+	if (!kv->freed) {
+		kv->freed = 1;
+		keyval_put(kv);
+	}
 	*keyval = MPI_KEYVAL_INVALID;
 	return MPI_SUCCESS;
 }
@@ -289,7 +301,7 @@ static int comm_delete_attr(const char *fname, MPI_Comm comm, int keyval)
 	struct michi_keyval *kv;
 
 	COMM_ATTR_ARG(fname, comm, c);
-	kv = keyval_get(keyval, KV_COMM);
+	kv = keyval_live(keyval, KV_COMM);
 	if (!kv)
 		return keyval_bad(c, fname, keyval, KV_COMM);
 	return attr_delete(c, fname, &c->attrs, (int)c->handle, kv);
@@ -311,7 +323,7 @@ MICHI_ALIAS(Attr_delete)
  * predefined ones); 0 when keyval is not a communicator key. */
 int michi_comm_user_attr(struct michi_comm *c, int keyval, void *out, int *flag)
 {
-	struct michi_keyval *kv = keyval_get(keyval, KV_COMM);
+	struct michi_keyval *kv = keyval_live(keyval, KV_COMM);
 
 	if (!kv)
 		return 0;
@@ -390,7 +402,7 @@ static int type_attr_key(const char *fname, MPI_Datatype dt, int keyval,
 	if (ERRCHK && !michi_dt_valid(dt))
 		return michi_mpi_err(NULL, MPI_ERR_TYPE, fname,
 				     "(datatype=0x%x): not a valid datatype", (unsigned)dt);
-	*kv = keyval_get(keyval, KV_TYPE);
+	*kv = keyval_live(keyval, KV_TYPE);
 	return *kv ? MPI_SUCCESS : keyval_bad(NULL, fname, keyval, KV_TYPE);
 }
 

@@ -129,6 +129,37 @@ static void test_type(void)
 	MPI_Type_free_keyval(&k);
 }
 
+/* A freed key still serves the attributes that use it (MPI-3.1 6.7.2):
+ * they can be deleted through a saved copy of the handle, whose delete
+ * callback runs, and the handle freed again from that callback is no
+ * error (MPICH's attr/fkeyval and keyval_double_free do both). */
+static int nfree_cb;
+
+static int del_frees_key(MPI_Comm comm, int key, void *val, void *extra)
+{
+	(void)comm;
+	(void)val;
+	(void)extra;
+	nfree_cb++;
+	return MPI_Comm_free_keyval(&key);
+}
+
+static void test_freed_key(void)
+{
+	MPI_Comm d;
+	int key, saved, err;
+
+	MPI_Comm_dup(MPI_COMM_WORLD, &d);
+	MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_frees_key, &key, NULL);
+	saved = key;
+	MPI_Comm_set_attr(d, key, (void *)(intptr_t)9);
+	MPI_Comm_free_keyval(&key);
+	err = MPI_Comm_delete_attr(d, saved);
+	mtest_check(err == MPI_SUCCESS && nfree_cb == 1,
+		    "delete through a freed key: error %d, callback ran %d times", err, nfree_cb);
+	MPI_Comm_free(&d);
+}
+
 int main(int argc, char **argv)
 {
 	int k1, k2, rc;
@@ -137,6 +168,7 @@ int main(int argc, char **argv)
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	test_comm();
 	test_type();
+	test_freed_key();
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 	MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_self, &k1, NULL);
 	MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_self, &k2, NULL);
