@@ -367,13 +367,34 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 }
 MICHI_ALIAS(Comm_split_type)
 
+/* 0 when every member of g belongs to c; else the MPI error (raised). */
+static int group_in_comm(struct michi_comm *c, const struct michi_group *g, const char *fname)
+{
+	int i, *mark = calloc((size_t)michi_state.size, sizeof(int));
+
+	if (!mark)
+		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
+	for (i = 0; i < c->size; i++)
+		mark[c->peers[i]] = 1;
+	for (i = 0; i < g->size; i++)
+		if (!mark[g->ranks[i]]) {
+			int w = g->ranks[i];
+
+			free(mark);
+			return michi_mpi_err(c, MPI_ERR_GROUP, fname,
+					     "(group): member %d (world rank %d) is not in comm", i, w);
+		}
+	free(mark);
+	return MPI_SUCCESS;
+}
+
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
 	struct michi_comm *c, *n;
 	struct michi_group *g;
 	michi_status_t st;
 	uint32_t ctx;
-	int err, i, *mark;
+	int err;
 
 	if ((err = comm_arg("MPI_Comm_create", comm, &c, newcomm)))
 		return err;
@@ -382,21 +403,8 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 		return michi_mpi_err(c, MPI_ERR_GROUP, "MPI_Comm_create",
 				     "(group=0x%x): not a valid group", (unsigned)group);
 	/* every member must belong to comm */
-	mark = calloc((size_t)michi_state.size, sizeof(int));
-	if (!mark)
-		return michi_mpi_err(c, MPI_ERR_NO_MEM, "MPI_Comm_create", "(): no memory");
-	for (i = 0; i < c->size; i++)
-		mark[c->peers[i]] = 1;
-	for (i = 0; ERRCHK && i < g->size; i++)
-		if (!mark[g->ranks[i]]) {
-			int w = g->ranks[i];
-
-			free(mark);
-			return michi_mpi_err(c, MPI_ERR_GROUP, "MPI_Comm_create",
-					     "(group): member %d (world rank %d) is not in comm",
-					     i, w);
-		}
-	free(mark);
+	if (ERRCHK && (err = group_in_comm(c, g, "MPI_Comm_create")))
+		return err;
 	st = ctx_alloc(c, &ctx);
 	if (st < 0)
 		return comm_fail(c, "MPI_Comm_create", st);
@@ -431,7 +439,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 	struct coll_comm cc;
 	michi_status_t st;
 	uint32_t ctx;
-	int err, i, *mark;
+	int err;
 
 	if ((err = comm_arg(fname, comm, &c, newcomm)))
 		return err;
@@ -442,20 +450,8 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 	if (ERRCHK && tag < 0)
 		return michi_mpi_err(c, MPI_ERR_TAG, fname, "(tag=%d): tag must not be negative",
 				     tag);
-	mark = calloc((size_t)michi_state.size, sizeof(int));
-	if (!mark)
-		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
-	for (i = 0; i < c->size; i++)
-		mark[c->peers[i]] = 1;
-	for (i = 0; ERRCHK && i < g->size; i++)
-		if (!mark[g->ranks[i]]) {
-			int w = g->ranks[i];
-
-			free(mark);
-			return michi_mpi_err(c, MPI_ERR_GROUP, fname,
-					     "(group): member %d (world rank %d) is not in comm", i, w);
-		}
-	free(mark);
+	if (ERRCHK && (err = group_in_comm(c, g, fname)))
+		return err;
 	*newcomm = MPI_COMM_NULL;
 	if (g->rank == MPI_UNDEFINED)
 		return MPI_SUCCESS;
