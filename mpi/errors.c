@@ -191,6 +191,7 @@ static void fatal(struct michi_comm *comm, int code, const char *msg)
 	char line[MPI_MAX_ERROR_STRING + 64];
 	int n;
 
+	fflush(NULL);   /* the program's buffered output first, as MPI_Abort does */
 	n = snprintf(line, sizeof(line), "Fatal error in %s\n", msg);
 	if (write(STDERR_FILENO, line, (size_t)n) < 0)
 		n = 0;

@@ -349,6 +349,8 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 
 	snprintf(msg, sizeof(msg), "application called MPI_Abort(comm=0x%x, %d) - process %d",
 		 (unsigned)comm, errorcode, michi_state.rank);
+	/* what the program printed is not lost in stdio buffers by _exit */
+	fflush(NULL);
 	fprintf(stderr, "%s\n", msg);
 	fflush(stderr);
 	if (michi_state.initialized && !pmi.singleton)

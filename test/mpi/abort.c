@@ -3,8 +3,10 @@
  * MPI_Abort from one rank ends the whole job: rank 1 calls
  * MPI_Abort(MPI_COMM_WORLD, 17) while every other rank blocks in a receive
  * that nothing will match. The launcher must return 17 (the testlist says
- * expect-exit=17) and no rank may be left behind. Reaching the end of
- * main on any rank is a failure, reported with exit code 1.
+ * expect-exit=17) and no rank may be left behind. What rank 1 printed
+ * just before aborting must not be lost in its stdio buffer (the testlist
+ * looks for it). Reaching the end of main on any rank is a failure,
+ * reported with exit code 1.
  */
 #include "mtest.h"
 
@@ -21,6 +23,7 @@ int main(int argc, char **argv)
 	if (mtest_rank == 1) {
 		/* Let the others reach their receive first. */
 		mtest_sleep(0.2);
+		printf("rank 1: printed-before-abort\n");   /* stdout is a pipe: buffered */
 		MPI_Abort(MPI_COMM_WORLD, 17);
 		printf("rank 1: MPI_Abort returned\n");
 		return 1;
