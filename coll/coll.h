@@ -19,6 +19,11 @@ struct coll_comm {
 	int rank, size;
 	uint32_t ctx;          /* the collective context */
 	const int *peers;      /* world rank of each comm rank */
+	int tag_ofs;           /* added to every tag: 0, or negative for a
+				* collective over part of a communicator
+				* (MPI_Comm_create_group), so that the rest
+				* of it, in its next collective, never
+				* matches these frames */
 };
 
 /* One tag per collective on the collective context: MTMI keeps per-peer

@@ -23,7 +23,8 @@ michi_status_t coll_send(const struct coll_comm *c, const void *buf, size_t len,
 	michi_status_t st;
 
 	r.on_complete = NULL;
-	st = mtmi_isend(buf, len, c->peers[to], c->rank, tag, c->ctx, MTMI_MODE_STANDARD, &r);
+	st = mtmi_isend(buf, len, c->peers[to], c->rank, tag + c->tag_ofs, c->ctx,
+			MTMI_MODE_STANDARD, &r);
 	if (st < 0)
 		return st;
 	return coll_finish(&r);
@@ -35,7 +36,7 @@ michi_status_t coll_recv(const struct coll_comm *c, void *buf, size_t len, int f
 	michi_status_t st;
 
 	r.on_complete = NULL;
-	st = mtmi_irecv(buf, len, c->peers[from], from, tag, c->ctx, &r);
+	st = mtmi_irecv(buf, len, c->peers[from], from, tag + c->tag_ofs, c->ctx, &r);
 	if (st < 0)
 		return st;
 	st = coll_finish(&r);
@@ -53,10 +54,11 @@ michi_status_t coll_sendrecv(const struct coll_comm *c, const void *sbuf, size_t
 
 	rr.on_complete = NULL;
 	sr.on_complete = NULL;
-	st = mtmi_irecv(rbuf, rlen, c->peers[from], from, tag, c->ctx, &rr);
+	st = mtmi_irecv(rbuf, rlen, c->peers[from], from, tag + c->tag_ofs, c->ctx, &rr);
 	if (st < 0)
 		return st;
-	st = mtmi_isend(sbuf, slen, c->peers[to], c->rank, tag, c->ctx, MTMI_MODE_STANDARD, &sr);
+	st = mtmi_isend(sbuf, slen, c->peers[to], c->rank, tag + c->tag_ofs, c->ctx,
+			MTMI_MODE_STANDARD, &sr);
 	if (st < 0) {
 		mtmi_cancel(&rr);
 		mtmi_wait(&rr);

@@ -17,6 +17,7 @@ static inline void coll_comm_of(const struct michi_comm *c, struct coll_comm *cc
 	cc->rank = c->rank;
 	cc->size = c->size;
 	cc->ctx = c->ctx + 1;
+	cc->tag_ofs = 0;
 	cc->peers = c->peers;
 }
 

@@ -34,6 +34,7 @@ static void coll_of(const struct michi_comm *c, struct coll_comm *cc)
 	cc->rank = c->rank;
 	cc->size = c->size;
 	cc->ctx = c->ctx + 1;
+	cc->tag_ofs = 0;
 	cc->peers = c->peers;
 }
 
@@ -459,6 +460,10 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 	cc.size = g->size;
 	cc.ctx = c->ctx + 1;
 	cc.peers = g->ranks;
+	/* the other processes of comm may already be in comm's next
+	 * collective, numbered differently: tags of their own (and the
+	 * user's tag, for calls on overlapping groups) keep these apart */
+	cc.tag_ofs = -16 * (1 + (tag & 0xffff));
 	st = ctx_alloc_among(&cc, &ctx);
 	if (st < 0)
 		return comm_fail(c, fname, st);

@@ -695,6 +695,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
 	cc.rank = c->rank;
 	cc.size = c->size;
 	cc.ctx = c->ctx + 1;
+	cc.tag_ofs = 0;
 	cc.peers = c->peers;
 	st = coll_alltoallv_pairwise(&cc, scount, NULL, NULL, 1, sizeof(int), rcount, NULL, NULL,
 				     1, sizeof(int));
