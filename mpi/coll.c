@@ -21,6 +21,15 @@ static inline void coll_comm_of(const struct michi_comm *c, struct coll_comm *cc
 	cc->peers = c->peers;
 }
 
+/* Intercommunicator collectives other than MPI_Barrier come with the
+ * collectives issue. */
+static int coll_inter(struct michi_comm *c, const char *fname)
+{
+	return michi_mpi_err(c, MPI_ERR_COMM, fname,
+			     "(comm): collectives on intercommunicators are not supported yet "
+			     "(MPI_Barrier is)");
+}
+
 int PMPI_Barrier(MPI_Comm comm)
 {
 	struct michi_comm *c = michi_comm_get(comm);
@@ -30,6 +39,8 @@ int PMPI_Barrier(MPI_Comm comm)
 	MICHI_CHECK_INIT("MPI_Barrier");
 	if (ERRCHK && unlikely(!c))
 		return michi_check_comm_slow(comm, "MPI_Barrier");
+	if (unlikely(c->local))
+		return michi_inter_barrier(c);
 	if (c->size == 1)
 		return MPI_SUCCESS;
 	coll_comm_of(c, &cc);
@@ -173,6 +184,8 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 	int err;
 
 	MICHI_CHECK_INIT(fname);
+	if (unlikely(c && c->local))
+		return coll_inter(c, fname);
 	if (packed_type(datatype) && count >= 0)
 		return bcast_packed(buffer, count, datatype, root, comm);
 	if (ERRCHK) {
@@ -242,6 +255,8 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	int err;
 
 	MICHI_CHECK_INIT(fname);
+	if (unlikely(c && c->local))
+		return coll_inter(c, fname);
 	if (packed_type(datatype))
 		return reduce_derived(fname, datatype, op, comm);
 	if (ERRCHK) {
@@ -295,6 +310,8 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 	int err;
 
 	MICHI_CHECK_INIT(fname);
+	if (unlikely(c && c->local))
+		return coll_inter(c, fname);
 	if (packed_type(datatype))
 		return reduce_derived(fname, datatype, op, comm);
 	if (ERRCHK && (err = coll_check_reduce(c, comm, fname, sendbuf, recvbuf, count, datatype,
@@ -374,6 +391,8 @@ static int gather_common(const void *sendbuf, int sendcount, MPI_Datatype sendty
 	int err;
 
 	MICHI_CHECK_INIT(fname);
+	if (unlikely(c && c->local))
+		return coll_inter(c, fname);
 	if (ERRCHK) {
 		if (unlikely(!c))
 			return michi_check_comm_slow(comm, fname);
@@ -424,6 +443,8 @@ static int scatter_common(const void *sendbuf, const int *sendcounts, const int 
 	int err;
 
 	MICHI_CHECK_INIT(fname);
+	if (unlikely(c && c->local))
+		return coll_inter(c, fname);
 	if (ERRCHK) {
 		if (unlikely(!c))
 			return michi_check_comm_slow(comm, fname);
@@ -473,6 +494,8 @@ static int allgather_common(const void *sendbuf, int sendcount, MPI_Datatype sen
 	int err;
 
 	MICHI_CHECK_INIT(fname);
+	if (unlikely(c && c->local))
+		return coll_inter(c, fname);
 	if (ERRCHK) {
 		if (unlikely(!c))
 			return michi_check_comm_slow(comm, fname);
@@ -522,6 +545,8 @@ static int alltoall_common(const void *sendbuf, const int *sendcounts, const int
 	int err;
 
 	MICHI_CHECK_INIT(fname);
+	if (unlikely(c && c->local))
+		return coll_inter(c, fname);
 	if (ERRCHK) {
 		if (unlikely(!c))
 			return michi_check_comm_slow(comm, fname);

@@ -46,7 +46,8 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 		return michi_check_comm_slow(comm, "MPI_Comm_size");
 	if (ERRCHK && unlikely(!size))
 		return michi_mpi_err(c, MPI_ERR_ARG, "MPI_Comm_size", "(size=NULL): output pointer is NULL");
-	*size = c->size;
+	/* an intercommunicator's own group is its local one */
+	*size = unlikely(c->local != NULL) ? c->local->size : c->size;
 	return MPI_SUCCESS;
 }
 MICHI_ALIAS(Comm_size)

@@ -25,6 +25,7 @@
 
 #define CTX_IDS 2048                    /* context ids: 1024 communicators */
 #define CTX_WORDS (CTX_IDS / 2 / 32)
+_Static_assert(CTX_WORDS == MICHI_CTX_WORDS, "mpiimpl.h knows the map's size");
 
 static uint32_t ctx_used[CTX_WORDS] = { 0x3 };   /* world (0) and self (2) */
 static struct michi_comm *comms_live;
@@ -89,10 +90,44 @@ static void ctx_release(uint32_t ctx)
 	ctx_used[ctx / 64] &= ~(1u << (ctx / 2 % 32));
 }
 
+void michi_ctx_free_bits(uint32_t *bits)
+{
+	int i;
+
+	for (i = 0; i < CTX_WORDS; i++)
+		bits[i] = ~ctx_used[i];
+}
+
+int michi_ctx_take(const uint32_t *bits, uint32_t *ctx)
+{
+	int i;
+
+	for (i = 0; i < CTX_WORDS; i++)
+		if (bits[i]) {
+			int b = __builtin_ctz(bits[i]);
+
+			ctx_used[i] |= 1u << b;
+			*ctx = (uint32_t)(i * 32 + b) * 2;
+			return 0;
+		}
+	return -1;
+}
+
+void michi_ctx_release(uint32_t ctx)
+{
+	ctx_release(ctx);
+}
+
 /* A communicator of the n world ranks in world[] (this process among
  * them at index rank), with context ctx. NULL when out of memory. */
 static struct michi_comm *comm_new(const struct michi_comm *parent, const int *world, int n,
 				   int rank, uint32_t ctx)
+{
+	return michi_comm_new(parent, world, n, rank, ctx);
+}
+
+struct michi_comm *michi_comm_new(const struct michi_comm *parent, const int *world, int n,
+				  int rank, uint32_t ctx)
 {
 	struct michi_comm *c = michi_obj_alloc(MICHI_KIND_COMM);
 
@@ -114,6 +149,7 @@ static struct michi_comm *comm_new(const struct michi_comm *parent, const int *w
 	c->hints = NULL;
 	c->topo = NULL;
 	c->attrs = NULL;
+	c->local = NULL;
 	c->next_live = comms_live;
 	comms_live = c;
 	return c;
@@ -152,10 +188,23 @@ static int comm_dup(const char *fname, struct michi_comm *c, const struct michi_
 	uint32_t ctx;
 	int err;
 
-	st = ctx_alloc(c, &ctx);
-	if (st < 0)
-		return comm_fail(c, fname, st);
-	n = comm_new(c, c->peers, c->size, c->rank, ctx);
+	if (c->local) {
+		/* an intercommunicator: both groups agree on the id */
+		MPI_Comm h;
+
+		if ((err = michi_inter_dup(fname, c, &h)))
+			return err;
+		n = michi_comm_get(h);
+	} else {
+		st = ctx_alloc(c, &ctx);
+		if (st < 0)
+			return comm_fail(c, fname, st);
+		n = comm_new(c, c->peers, c->size, c->rank, ctx);
+		if (!n) {
+			ctx_release(ctx);
+			return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
+		}
+	}
 	if (n && c->topo && !(n->topo = michi_topo_dup(c->topo))) {
 		PMPI_Comm_free(&n->handle);
 		n = NULL;
@@ -164,10 +213,8 @@ static int comm_dup(const char *fname, struct michi_comm *c, const struct michi_
 		PMPI_Comm_free(&n->handle);
 		n = NULL;
 	}
-	if (!n) {
-		ctx_release(ctx);
+	if (!n)   /* MPI_Comm_free gave the id back */
 		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
-	}
 	/* the copy callbacks decide which attributes the duplicate gets */
 	if ((err = michi_attrs_copy((int)c->handle, c->attrs, &n->attrs))) {
 		PMPI_Comm_free(&n->handle);
@@ -343,6 +390,8 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 
 	if ((err = comm_arg("MPI_Comm_split", comm, &c, newcomm)))
 		return err;
+	if (c->local)
+		return michi_inter_split("MPI_Comm_split", c, color, key, newcomm);
 	return michi_comm_split("MPI_Comm_split", c, color, key, newcomm);
 }
 MICHI_ALIAS(Comm_split)
@@ -399,6 +448,8 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 
 	if ((err = comm_arg("MPI_Comm_create", comm, &c, newcomm)))
 		return err;
+	if (c->local)
+		return michi_inter_create("MPI_Comm_create", c, group, newcomm);
 	g = michi_group_get(group);
 	if (ERRCHK && !g)
 		return michi_mpi_err(c, MPI_ERR_GROUP, "MPI_Comm_create",
@@ -508,6 +559,9 @@ int PMPI_Comm_free(MPI_Comm *comm)
 	c->topo = NULL;
 	free(c->peers);
 	michi_errhandler_ref(c->errhandler, -1);
+	if (c->local)   /* an intercommunicator's private local half */
+		PMPI_Comm_free(&c->local->handle);
+	c->local = NULL;
 	c->peers = NULL;
 	michi_obj_free(MICHI_KIND_COMM, c);
 	*comm = MPI_COMM_NULL;
@@ -522,7 +576,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 
 	if ((err = comm_arg("MPI_Comm_test_inter", comm, &c, flag)))
 		return err;
-	*flag = 0;   /* intercommunicators come with MPI_Intercomm_create */
+	*flag = c->local != NULL;   /* mpi/intercomm.c */
 	return MPI_SUCCESS;
 }
 MICHI_ALIAS(Comm_test_inter)

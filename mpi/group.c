@@ -148,6 +148,8 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 		return michi_check_comm_slow(comm, "MPI_Comm_group");
 	if (ERRCHK && !group)
 		return michi_mpi_err(c, MPI_ERR_ARG, "MPI_Comm_group", "(group=NULL): NULL pointer");
+	if (c->local)   /* an intercommunicator: its local group */
+		c = c->local;
 	return group_out("MPI_Comm_group", c->peers, c->size, group);
 }
 MICHI_ALIAS(Comm_group)

@@ -286,8 +286,30 @@ struct michi_comm {
 	struct michi_info *hints;       /* info set on it (mpi/info.c), or NULL */
 	struct michi_topo *topo;        /* virtual topology (mpi/topo.c), or NULL */
 	struct michi_attr *attrs;       /* attributes, newest first (mpi/attr.c) */
+	/* an intercommunicator (mpi/intercomm.c): rank, size and peers above
+	 * are those point-to-point uses (my local rank; the remote group),
+	 * and `local` is a private intracommunicator of the local group */
+	struct michi_comm *local;
 	char name[MPI_MAX_OBJECT_NAME];
 };
+
+/* Context ids and communicator objects (mpi/commops.c), for the
+ * intercommunicator constructors of mpi/intercomm.c: the ids free here
+ * (one bit each, MICHI_CTX_WORDS words), take the lowest id free in an
+ * agreed map, give one back; a communicator over n world ranks. */
+#define MICHI_CTX_WORDS 32
+void michi_ctx_free_bits(uint32_t *bits);
+int michi_ctx_take(const uint32_t *bits, uint32_t *ctx);
+void michi_ctx_release(uint32_t ctx);
+struct michi_comm *michi_comm_new(const struct michi_comm *parent, const int *world, int n,
+				  int rank, uint32_t ctx);
+/* An intercommunicator's dup, split and create (mpi/intercomm.c). */
+int michi_inter_dup(const char *fname, struct michi_comm *c, MPI_Comm *newcomm);
+int michi_inter_split(const char *fname, struct michi_comm *c, int color, int key,
+		      MPI_Comm *newcomm);
+int michi_inter_create(const char *fname, struct michi_comm *c, MPI_Group group,
+		       MPI_Comm *newcomm);
+int michi_inter_barrier(struct michi_comm *c);
 
 /* Empty every user communicator (size 0) at MPI_Finalize. */
 void michi_comms_finalize(void);

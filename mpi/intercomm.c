@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi/intercomm.c: intercommunicators: MPI_Intercomm_create and _merge,
+ * the remote group, and dup, split, create and barrier on them.
+ *
+ * An intercommunicator is a struct michi_comm whose rank, size and peers
+ * are what point-to-point needs (the caller's rank in its own group, the
+ * remote group's size and world ranks), so sends and receives take the
+ * intracommunicator paths unchanged; `local` is a private
+ * intracommunicator of the caller's group for the local half of every
+ * collective step. The two groups talk through their leaders (local rank
+ * 0): MPI_Intercomm_create over the peer communicator with the user's
+ * tag, later operations over the intercommunicator's own collective
+ * context. A context id serves both groups: each group ANDs its free-id
+ * bitmaps, the leaders swap and AND the two, and each group broadcasts
+ * the result, so every process of both groups takes the same id.
+ */
+#include "mpiimpl.h"
+#include "group.h"
+#include "pt2pt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define INTER_TAG 7   /* leader-to-leader frames on the collective context */
+
+static int inter_err(struct michi_comm *c, const char *fname, int cls, const char *what)
+{
+	return michi_mpi_err(c, cls, fname, "(): %s", what);
+}
+
+/*
+ * The two leaders swap data over c's collective context, n bytes out and
+ * m in (each side knows both); then every member of the local group gets
+ * the remote bytes. Collective over both groups.
+ */
+static int leaders_swap2(struct michi_comm *c, const void *mine, size_t n, void *theirs,
+			 size_t m)
+{
+	struct mtmi_req s, r;
+	michi_status_t st;
+
+	if (c->rank == 0) {
+		s.on_complete = r.on_complete = NULL;
+		st = mtmi_irecv(theirs, m, c->peers[0], 0, INTER_TAG, c->ctx + 1, &r);
+		if (st < 0)
+			return michi_mpi_err_status(c, st, "intercommunicator");
+		st = mtmi_isend(mine, n, c->peers[0], 0, INTER_TAG, c->ctx + 1, MTMI_MODE_STANDARD,
+				&s);
+		if (st < 0)
+			return michi_mpi_err_status(c, st, "intercommunicator");
+		if (!s.done)
+			mtmi_wait(&s);
+		if (!r.done)
+			mtmi_wait(&r);
+		if (s.error || r.error)
+			return michi_mpi_err_status(c, s.error ? s.error : r.error,
+						    "intercommunicator");
+	}
+	return m ? PMPI_Bcast(theirs, (int)m, MPI_BYTE, 0, c->local->handle) : MPI_SUCCESS;
+}
+
+static int leaders_swap(struct michi_comm *c, const void *mine, void *theirs, size_t n)
+{
+	return leaders_swap2(c, mine, n, theirs, n);
+}
+
+/* The same for arrays of ints: n out, m in. */
+static int leaders_swap_v(struct michi_comm *c, const int *mine, int n, int *theirs, int m)
+{
+	return leaders_swap2(c, mine, sizeof(int) * (size_t)n, theirs, sizeof(int) * (size_t)m);
+}
+
+/* A context id free on every process of both groups of c. */
+static int inter_ctx(struct michi_comm *c, uint32_t *ctx)
+{
+	uint32_t mine[MICHI_CTX_WORDS], theirs[MICHI_CTX_WORDS];
+	int err, i;
+
+	michi_ctx_free_bits(mine);
+	err = PMPI_Allreduce(MPI_IN_PLACE, mine, MICHI_CTX_WORDS, MPI_UINT32_T, MPI_BAND,
+			     c->local->handle);
+	if (!err)
+		err = leaders_swap(c, mine, theirs, sizeof(mine));
+	if (err)
+		return err;
+	for (i = 0; i < MICHI_CTX_WORDS; i++)
+		mine[i] &= theirs[i];
+	if (michi_ctx_take(mine, ctx))
+		return inter_err(c, "intercommunicator", MPI_ERR_INTERN,
+				 "no communicator context id is free on every process");
+	return MPI_SUCCESS;
+}
+
+/* A new intercommunicator to the remote world ranks, with its local half. */
+static int inter_new(struct michi_comm *parent, const int *remote, int nremote, int rank,
+		     uint32_t ctx, MPI_Comm local, MPI_Comm *newcomm, const char *fname)
+{
+	struct michi_comm *n = michi_comm_new(parent, remote, nremote, rank, ctx);
+
+	if (!n) {
+		michi_ctx_release(ctx);
+		PMPI_Comm_free(&local);
+		return michi_mpi_err(parent, MPI_ERR_NO_MEM, fname, "(): no memory");
+	}
+	n->local = michi_comm_get(local);
+	*newcomm = n->handle;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+			  int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+	static const char fname[] = "MPI_Intercomm_create";
+	uint32_t bits[MICHI_CTX_WORDS], rbits[MICHI_CTX_WORDS], ctx;
+	struct michi_comm *lc, *pc = NULL;
+	int lead, nremote = 0, *remote = NULL, err, i;
+	MPI_Comm local;
+
+	MICHI_CHECK_INIT(fname);
+	lc = michi_comm_get(local_comm);
+	if (!lc)
+		return michi_check_comm_slow(local_comm, fname);
+	if (lc->local)
+		return inter_err(lc, fname, MPI_ERR_COMM, "local_comm is an intercommunicator");
+	if (!newintercomm)
+		return michi_err_null(lc, fname, "newintercomm");
+	if ((unsigned)local_leader >= (unsigned)lc->size)
+		return michi_err_rank(lc, fname, "local_leader", local_leader);
+	lead = lc->rank == local_leader;
+	if (lead) {
+		pc = michi_comm_get(peer_comm);
+		if (!pc)
+			return michi_check_comm_slow(peer_comm, fname);
+		if ((unsigned)remote_leader >= (unsigned)pc->size)
+			return michi_err_rank(pc, fname, "remote_leader", remote_leader);
+		if ((unsigned)tag > (unsigned)michi_state.tag_ub)
+			return michi_err_tag(pc, fname, tag, 0);
+	}
+	michi_ctx_free_bits(bits);
+	err = PMPI_Allreduce(MPI_IN_PLACE, bits, MICHI_CTX_WORDS, MPI_UINT32_T, MPI_BAND,
+			     local_comm);
+	if (err)
+		return err;
+	/* the leaders swap group sizes, members and free ids over peer_comm */
+	if (lead) {
+		err = PMPI_Sendrecv(&lc->size, 1, MPI_INT, remote_leader, tag, &nremote, 1, MPI_INT,
+				    remote_leader, tag, peer_comm, MPI_STATUS_IGNORE);
+		if (!err && nremote < 1)
+			err = inter_err(lc, fname, MPI_ERR_OTHER, "the remote group is empty");
+		if (!err && !(remote = malloc(sizeof(int) * (size_t)nremote)))
+			err = michi_err_nomem(lc, fname);
+		if (!err)
+			err = PMPI_Sendrecv(lc->peers, lc->size, MPI_INT, remote_leader, tag, remote,
+					    nremote, MPI_INT, remote_leader, tag, peer_comm,
+					    MPI_STATUS_IGNORE);
+		if (!err)
+			err = PMPI_Sendrecv(bits, MICHI_CTX_WORDS, MPI_UINT32_T, remote_leader, tag,
+					    rbits, MICHI_CTX_WORDS, MPI_UINT32_T, remote_leader,
+					    tag, peer_comm, MPI_STATUS_IGNORE);
+		if (err) {
+			/* tell the others there is nothing to wait for */
+			nremote = -1;
+		}
+		for (i = 0; !err && i < MICHI_CTX_WORDS; i++)
+			bits[i] &= rbits[i];
+	}
+	err = PMPI_Bcast(&nremote, 1, MPI_INT, local_leader, local_comm);
+	if (err || nremote < 1) {
+		free(remote);
+		return err ? err : inter_err(lc, fname, MPI_ERR_OTHER,
+					     "the leaders could not exchange their groups");
+	}
+	if (!lead && !(remote = malloc(sizeof(int) * (size_t)nremote)))
+		return michi_err_nomem(lc, fname);   /* erroneous from here, as MPICH */
+	err = PMPI_Bcast(remote, nremote, MPI_INT, local_leader, local_comm);
+	if (!err)
+		err = PMPI_Bcast(bits, MICHI_CTX_WORDS, MPI_UINT32_T, local_leader, local_comm);
+	if (!err)
+		err = PMPI_Comm_dup(local_comm, &local);
+	if (err) {
+		free(remote);
+		return err;
+	}
+	if (michi_ctx_take(bits, &ctx)) {
+		free(remote);
+		PMPI_Comm_free(&local);
+		return inter_err(lc, fname, MPI_ERR_INTERN,
+				 "no communicator context id is free on every process");
+	}
+	err = inter_new(lc, remote, nremote, lc->rank, ctx, local, newintercomm, fname);
+	free(remote);
+	return err;
+}
+MICHI_ALIAS(Intercomm_create)
+
+static int inter_arg(const char *fname, MPI_Comm comm, struct michi_comm **c)
+{
+	MICHI_CHECK_INIT(fname);
+	*c = michi_comm_get(comm);
+	if (!*c)
+		return michi_check_comm_slow(comm, fname);
+	if (!(*c)->local)
+		return inter_err(*c, fname, MPI_ERR_COMM, "not an intercommunicator");
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+	struct michi_comm *c;
+	int err = inter_arg("MPI_Comm_remote_size", comm, &c);
+
+	if (err)
+		return err;
+	if (!size)
+		return michi_err_null(c, "MPI_Comm_remote_size", "size");
+	*size = c->size;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_remote_size)
+
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+	struct michi_comm *c;
+	struct michi_group *g;
+	int err = inter_arg("MPI_Comm_remote_group", comm, &c);
+
+	if (err)
+		return err;
+	if (!group)
+		return michi_err_null(c, "MPI_Comm_remote_group", "group");
+	g = michi_group_new(c->peers, c->size);
+	if (!g)
+		return michi_err_nomem(c, "MPI_Comm_remote_group");
+	*group = (MPI_Group)michi_p2h(g);
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Comm_remote_group)
+
+/*
+ * The union of both groups, the low group first: the one whose processes
+ * passed high = false; on a tie, the one whose leader has the lower world
+ * rank (both sides see the same two leaders).
+ */
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+{
+	static const char fname[] = "MPI_Intercomm_merge";
+	struct michi_comm *c, *n;
+	int err, mine = !!high, theirs, first, nl, *world;
+	uint32_t ctx;
+
+	if ((err = inter_arg(fname, intercomm, &c)))
+		return err;
+	if (!newintracomm)
+		return michi_err_null(c, fname, "newintracomm");
+	err = leaders_swap(c, &mine, &theirs, sizeof(int));
+	if (!err)
+		err = inter_ctx(c, &ctx);
+	if (err)
+		return err;
+	nl = c->local->size;
+	first = mine != theirs ? !mine : c->local->peers[0] < c->peers[0];
+	world = malloc(sizeof(int) * (size_t)(nl + c->size));
+	if (!world) {
+		michi_ctx_release(ctx);
+		return michi_err_nomem(c, fname);
+	}
+	memcpy(world + (first ? 0 : c->size), c->local->peers, sizeof(int) * (size_t)nl);
+	memcpy(world + (first ? nl : 0), c->peers, sizeof(int) * (size_t)c->size);
+	n = michi_comm_new(c, world, nl + c->size, (first ? 0 : c->size) + c->rank, ctx);
+	free(world);
+	if (!n) {
+		michi_ctx_release(ctx);
+		return michi_err_nomem(c, fname);
+	}
+	*newintracomm = n->handle;
+	return MPI_SUCCESS;
+}
+MICHI_ALIAS(Intercomm_merge)
+
+int michi_inter_dup(const char *fname, struct michi_comm *c, MPI_Comm *newcomm)
+{
+	MPI_Comm local;
+	uint32_t ctx;
+	int err = inter_ctx(c, &ctx);
+
+	if (err)
+		return err;
+	err = PMPI_Comm_dup(c->local->handle, &local);
+	if (err) {
+		michi_ctx_release(ctx);
+		return err;
+	}
+	return inter_new(c, c->peers, c->size, c->rank, ctx, local, newcomm, fname);
+}
+
+struct member {
+	int color, key, rank;
+};
+
+static int member_order(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->rank - y->rank;
+}
+
+/*
+ * MPI_Comm_split on an intercommunicator: the local processes of one
+ * color, ordered by key, face the remote processes of the same color.
+ * Each group learns the other's colors and keys through the leaders; one
+ * context id serves every child (their members differ).
+ */
+int michi_inter_split(const char *fname, struct michi_comm *c, int color, int key,
+		      MPI_Comm *newcomm)
+{
+	int nl = c->local->size, nr = c->size, me[2] = { color, key }, *lpairs, *rpairs;
+	int err, i, k = 0, *remote;
+	struct member *m;
+	MPI_Comm local;
+	uint32_t ctx;
+
+	lpairs = malloc(sizeof(int) * 2 * (size_t)(nl + nr));
+	m = malloc(sizeof(*m) * (size_t)nr);
+	remote = malloc(sizeof(int) * (size_t)nr);
+	if (!lpairs || !m || !remote) {
+		free(lpairs);
+		free(m);
+		free(remote);
+		return michi_err_nomem(c, fname);
+	}
+	rpairs = lpairs + 2 * nl;
+	err = PMPI_Allgather(me, 2, MPI_INT, lpairs, 2, MPI_INT, c->local->handle);
+	if (!err)
+		err = leaders_swap_v(c, lpairs, 2 * nl, rpairs, 2 * nr);
+	if (!err)
+		err = inter_ctx(c, &ctx);
+	if (!err)
+		err = michi_comm_split(fname, c->local, color, key, &local);
+	if (err)
+		goto out;
+	for (i = 0; i < nr && color != MPI_UNDEFINED; i++)
+		if (rpairs[2 * i] == color)
+			m[k++] = (struct member){ color, rpairs[2 * i + 1], i };
+	qsort(m, (size_t)k, sizeof(*m), member_order);
+	for (i = 0; i < k; i++)
+		remote[i] = c->peers[m[i].rank];
+	*newcomm = MPI_COMM_NULL;
+	if (local == MPI_COMM_NULL || k == 0) {
+		michi_ctx_release(ctx);
+		if (local != MPI_COMM_NULL)
+			PMPI_Comm_free(&local);
+	} else {
+		err = inter_new(c, remote, k, michi_comm_get(local)->rank, ctx, local, newcomm,
+				fname);
+	}
+out:
+	free(lpairs);
+	free(m);
+	free(remote);
+	return err;
+}
+
+/* MPI_Comm_create on an intercommunicator: each group passes a subgroup
+ * of its own; the members of the two face each other. */
+int michi_inter_create(const char *fname, struct michi_comm *c, MPI_Group group,
+		       MPI_Comm *newcomm)
+{
+	struct michi_group *g = michi_group_get(group);
+	int nr, nmine, err, *remote = NULL;
+	MPI_Comm local;
+	uint32_t ctx;
+
+	if (!g)
+		return michi_mpi_err(c, MPI_ERR_GROUP, fname, "(group=0x%x): not a valid group",
+				     (unsigned)group);
+	nmine = g->size;
+	err = leaders_swap(c, &nmine, &nr, sizeof(int));
+	if (!err && !(remote = malloc(sizeof(int) * (size_t)(nr ? nr : 1))))
+		err = michi_err_nomem(c, fname);
+	if (!err)
+		err = leaders_swap_v(c, g->ranks, g->size, remote, nr);
+	if (!err)
+		err = inter_ctx(c, &ctx);
+	if (!err)
+		err = PMPI_Comm_create(c->local->handle, group, &local);
+	if (err) {
+		free(remote);
+		return err;
+	}
+	*newcomm = MPI_COMM_NULL;
+	if (local == MPI_COMM_NULL || nr == 0) {
+		michi_ctx_release(ctx);
+		if (local != MPI_COMM_NULL)
+			PMPI_Comm_free(&local);
+	} else {
+		err = inter_new(c, remote, nr, g->rank, ctx, local, newcomm, fname);
+	}
+	free(remote);
+	return err;
+}
+
+/* No process leaves before every process of both groups has entered:
+ * each group gathers in its leader, the leaders meet, each group is let
+ * go by its leader. */
+int michi_inter_barrier(struct michi_comm *c)
+{
+	int mine = 1, theirs;
+	int err = PMPI_Barrier(c->local->handle);
+
+	return err ? err : leaders_swap(c, &mine, &theirs, sizeof(int));
+}
