@@ -16,6 +16,7 @@
  * the result, so every process of both groups takes the same id.
  */
 #include "mpiimpl.h"
+#include "coll.h"
 #include "group.h"
 #include "pt2pt.h"
 
@@ -37,25 +38,14 @@ static int inter_err(struct michi_comm *c, const char *fname, int cls, const cha
 static int leaders_swap2(struct michi_comm *c, const void *mine, size_t n, void *theirs,
 			 size_t m)
 {
-	struct mtmi_req s, r;
-	michi_status_t st;
-
 	if (c->rank == 0) {
-		s.on_complete = r.on_complete = NULL;
-		st = mtmi_irecv(theirs, m, c->peers[0], 0, INTER_TAG, c->ctx + 1, &r);
+		/* peers index the remote group; our own rank there is 0 */
+		struct coll_comm cc = { .rank = 0, .size = c->size, .ctx = c->ctx + 1,
+					.peers = c->peers, .tag_ofs = 0 };
+		michi_status_t st = coll_sendrecv(&cc, mine, n, 0, theirs, m, 0, INTER_TAG);
+
 		if (st < 0)
 			return michi_mpi_err_status(c, st, "intercommunicator");
-		st = mtmi_isend(mine, n, c->peers[0], 0, INTER_TAG, c->ctx + 1, MTMI_MODE_STANDARD,
-				&s);
-		if (st < 0)
-			return michi_mpi_err_status(c, st, "intercommunicator");
-		if (!s.done)
-			mtmi_wait(&s);
-		if (!r.done)
-			mtmi_wait(&r);
-		if (s.error || r.error)
-			return michi_mpi_err_status(c, s.error ? s.error : r.error,
-						    "intercommunicator");
 	}
 	return m ? PMPI_Bcast(theirs, (int)m, MPI_BYTE, 0, c->local->handle) : MPI_SUCCESS;
 }
