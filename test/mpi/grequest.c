@@ -68,15 +68,6 @@ static int cancel_fn(void *extra, int complete)
 	return MPI_SUCCESS;
 }
 
-static int is_michi(void)
-{
-	char v[MPI_MAX_LIBRARY_VERSION_STRING];
-	int len;
-
-	MPI_Get_library_version(v, &len);
-	return strstr(v, "Michi") != NULL;
-}
-
 static void gstart(struct gstate *g, int id, int count)
 {
 	memset(g, 0, sizeof(*g));
@@ -184,7 +175,7 @@ static void single(void)
 		MPI_Request_free(&g.req);
 		mtest_check(g.req == MPI_REQUEST_NULL, "request_free left the handle set");
 		/* MPICH 4.0 calls free_fn here already */
-		if (is_michi())
+		if (mtest_is_michi())
 			calls(&g, 0, 0, 0, "free before complete");
 		MPI_Grequest_complete(keep);
 		calls(&g, 0, 1, 0, "complete after free");
@@ -323,7 +314,7 @@ static void errors(void)
 	 * later (MPI_ERR_PENDING, as MPICH does; Michi completes all) */
 	mtest_check(mtest_errclass(sts[0].MPI_ERROR) == MPI_ERR_OTHER &&
 		    (sts[1].MPI_ERROR == MPI_SUCCESS ||
-		     (sts[1].MPI_ERROR == MPI_ERR_PENDING && !is_michi())),
+		     (sts[1].MPI_ERROR == MPI_ERR_PENDING && !mtest_is_michi())),
 		    "waitall: statuses' errors %d and %d", sts[0].MPI_ERROR, sts[1].MPI_ERROR);
 	calls(&a, 1, 1, 0, "waitall, failing query_fn");
 	if (sts[1].MPI_ERROR == MPI_ERR_PENDING) {
@@ -369,7 +360,7 @@ static void progress(int provided)
 	/* Michi lets another thread complete a generalized request during a
 	 * wait below MPI_THREAD_MULTIPLE (grequest.c); others need MULTIPLE */
 	if (mtest_size < 2 || mtest_rank > 1 ||
-	    (provided < MPI_THREAD_MULTIPLE && !is_michi()))
+	    (provided < MPI_THREAD_MULTIPLE && !mtest_is_michi()))
 		return;
 	bigbuf = mtest_malloc(BIG);
 	if (mtest_rank == 1) {
@@ -403,7 +394,7 @@ static void misuse(void)
 	MPI_Request r;
 	int rc, x = 0;
 
-	if (!is_michi())
+	if (!mtest_is_michi())
 		return;
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	MPI_Irecv(&x, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r);

@@ -12,15 +12,6 @@
 
 static int rank, size;
 
-static int is_michi(void)
-{
-	char v[MPI_MAX_LIBRARY_VERSION_STRING];
-	int len;
-
-	MPI_Get_library_version(v, &len);
-	return strstr(v, "Michi") != NULL;
-}
-
 /* Each process sends its world rank to remote rank (my local rank mod
  * remote size) and takes what the remote side sends it. */
 static void exchange(MPI_Comm ic, const char *what, int tag)
@@ -171,7 +162,7 @@ int main(int argc, char **argv)
 		MPI_Group_free(&g);
 	}
 
-	if (is_michi()) {
+	if (mtest_is_michi()) {
 		int err, cls, x = 1, y;
 
 		MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN);

@@ -155,12 +155,10 @@ static unsigned long long early_last;
 
 static void before_init(void)
 {
-	char v[MPI_MAX_LIBRARY_VERSION_STRING];
 	int len, rc, n, provided = -1, one = 1, five = 5;
 	double t = 7.5;
 
-	MPI_Get_library_version(v, &len);
-	michi = strstr(v, "Michi") != NULL;
+	michi = mtest_is_michi();
 
 	rc = MPI_T_cvar_get_num(&n);
 	RC_IS(rc, MPI_T_ERR_NOT_INITIALIZED, "cvar_get_num before MPI_T_init_thread: error %d",
@@ -278,7 +276,7 @@ static void cvars_generic(void)
 	RC_IS(rc, MPI_T_ERR_INVALID_INDEX, "cvar_handle_alloc(num): error %d", rc);
 	rc = MPI_T_cvar_get_index("mtest_no_such_variable", &idx);
 	RC_IS(rc, MPI_T_ERR_INVALID_NAME, "cvar_get_index(no such name): error %d", rc);
-	rc = MPI_T_cvar_read(MPI_T_CVAR_HANDLE_NULL, buf);
+	rc = MPI_T_cvar_read(MPI_T_CVAR_HANDLE_NULL, &idx);   /* not written: no handle */
 	RC_IS(rc, MPI_T_ERR_INVALID_HANDLE, "cvar_read(HANDLE_NULL): error %d", rc);
 }
 
