@@ -19,10 +19,9 @@
  *    last snapshot before the devices close).
  *  - shm ring bytes: each ring's tail counts the 64-byte cells written.
  *  - tcp bytes: the kernel's count of bytes sent on each connection.
- *  - queue lengths: walks of MTMI's matching hash (a few microseconds).
- *  - rendezvous sends and the unexpected queue's high watermark need a
- *    counter on MTMI's out-of-line paths; they are listed once mtmi.h
- *    defines MTMI_STATS.
+ *  - the posted queue's length: a walk of MTMI's matching hash.
+ *  - the unexpected queue's length and high watermark, and rendezvous
+ *    sends: MTMI's counters (mtmi_stats), kept on its out-of-line paths.
  */
 #include "mpiimpl.h"
 #include "mpit.h"
@@ -195,17 +194,8 @@ static uint64_t read_tcp_bytes(int arg)
 
 static uint64_t read_unexpected(int arg)
 {
-	const struct mtmi_msg *m;
-	uint64_t n = 0;
-	size_t i;
-
 	(void)arg;
-	if (!mtmi_buckets)
-		return 0;
-	for (i = 0; i <= mtmi_bucket_mask; i++)
-		for (m = mtmi_buckets[i].unexp.head; m; m = m->hnext)
-			n++;
-	return n;
+	return mtmi_stats.unexp_len;
 }
 
 static uint64_t read_posted(int arg)
@@ -224,7 +214,6 @@ static uint64_t read_posted(int arg)
 	return n + mtmi_nwild;
 }
 
-#ifdef MTMI_STATS
 static uint64_t read_rndv(int arg)
 {
 	(void)arg;
@@ -236,7 +225,6 @@ static uint64_t read_unexpected_max(int arg)
 	(void)arg;
 	return mtmi_stats.unexp_max;
 }
-#endif
 
 /* ---- the table ---------------------------------------------------------- */
 
@@ -321,7 +309,6 @@ static void table_mtmi(void)
 	snprintf(v->name, sizeof(v->name), "mtmi_posted_queue_length");
 	snprintf(v->desc, sizeof(v->desc),
 		 "receives posted and not yet matched by a message, wildcard ones included");
-#ifdef MTMI_STATS
 	v = pvar_add("mtmi", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_BASIC,
 		     read_rndv, 0);
 	snprintf(v->name, sizeof(v->name), "mtmi_rendezvous_sends");
@@ -335,7 +322,6 @@ static void table_mtmi(void)
 	snprintf(v->desc, sizeof(v->desc),
 		 "most messages waiting in MTMI's unexpected queues at one time since "
 		 "MPI_Init (high watermark of mtmi_unexpected_queue_length)");
-#endif
 }
 
 int michi_pvar_table(const struct michi_pvar **tab)

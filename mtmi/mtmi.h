@@ -141,7 +141,6 @@ void mtmi_idle(unsigned *spins);
  * updated on out-of-line paths only, never on the inline send, receive
  * or wait paths. Read-only outside MTMI.
  */
-#define MTMI_STATS 1
 struct mtmi_stats {
 	uint64_t rndv_sends;   /* rendezvous sends started (RTS frames sent) */
 	uint64_t unexp_len;    /* messages on the unexpected queues now */
