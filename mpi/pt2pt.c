@@ -90,7 +90,7 @@ static int mtmi_error_code(const struct mtmi_req *m, const char *fname)
 	return michi_mpi_status_code(m->error, fname);
 }
 
-static int mtmi_error(struct michi_comm *c, const struct mtmi_req *m, const char *fname)
+int michi_mtmi_error(struct michi_comm *c, const struct mtmi_req *m, const char *fname)
 {
 	return michi_mpi_err_raise(c, mtmi_error_code(m, fname));
 }
@@ -104,7 +104,7 @@ int michi_req_error(struct michi_request *r, const char *fname, int quiet)
 	return quiet ? code : michi_mpi_err_raise(r->comm, code);
 }
 
-static int start_error(struct michi_comm *c, michi_status_t st, const char *fname)
+int michi_start_error(struct michi_comm *c, michi_status_t st, const char *fname)
 {
 	if (st == MICHI_ERR_NOMEM)
 		return michi_err_nomem(c, fname);
@@ -133,11 +133,11 @@ send_blocking(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
 	st = mtmi_isend_inline(buf, michi_dt_bytes(datatype, count), c->peers[dest], c->rank,
 			       tag, c->ctx, mode, &m);
 	if (unlikely(st < 0))
-		return start_error(c, st, fname);
+		return michi_start_error(c, st, fname);
 	if (st == MICHI_INPROGRESS)
 		mtmi_wait(&m);
 	if (unlikely(m.error))
-		return mtmi_error(c, &m, fname);
+		return michi_mtmi_error(c, &m, fname);
 	return MPI_SUCCESS;
 }
 
@@ -187,13 +187,13 @@ recv_blocking(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int
 	st = mtmi_irecv_inline(buf, michi_dt_bytes(datatype, count), recv_peer(c, source),
 			       source, tag, c->ctx, &m);
 	if (unlikely(st < 0))
-		return start_error(c, st, fname);
+		return michi_start_error(c, st, fname);
 	if (!m.done)
 		mtmi_wait(&m);
 	if (status != MPI_STATUS_IGNORE)
 		michi_status_set(status, m.source, m.tag, m.count, m.cancelled);
 	if (unlikely(m.error))
-		return mtmi_error(c, &m, fname);
+		return michi_mtmi_error(c, &m, fname);
 	return MPI_SUCCESS;
 }
 
@@ -242,7 +242,7 @@ isend_start(struct michi_comm *c, const void *buf, size_t len, int dest, int tag
 				       &r->m);
 	if (unlikely(st < 0)) {
 		michi_req_free(r);
-		return start_error(c, st, fname);
+		return michi_start_error(c, st, fname);
 	}
 	*request = (MPI_Request)michi_p2h(r);
 	return MPI_SUCCESS;
@@ -342,7 +342,7 @@ isend_checked_tcp(const void *buf, size_t len, int peer, int tag, struct michi_c
 	st = mtmi_isend_dev(&michi_device_tcp, buf, len, peer, michi_comm_ctx_src(c), tag, &r->m);
 	if (unlikely(st < 0)) {
 		michi_req_free(r);
-		return start_error(c, st, "MPI_Isend");
+		return michi_start_error(c, st, "MPI_Isend");
 	}
 	*request = (MPI_Request)michi_p2h(r);
 	return MPI_SUCCESS;
@@ -448,7 +448,7 @@ irecv(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
 			       source, tag, c->ctx, &r->m);
 	if (unlikely(st < 0)) {
 		michi_req_free(r);
-		return start_error(c, st, fname);
+		return michi_start_error(c, st, fname);
 	}
 	*request = (MPI_Request)michi_p2h(r);
 	return MPI_SUCCESS;
@@ -650,7 +650,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 		st = mtmi_irecv(recvbuf, michi_dt_bytes(recvtype, recvcount), recv_peer(c, source),
 				source, recvtag, c->ctx, &rm);
 		if (st < 0)
-			return start_error(c, st, "MPI_Sendrecv");
+			return michi_start_error(c, st, "MPI_Sendrecv");
 	} else {
 		rm.source = MPI_PROC_NULL;
 		rm.tag = MPI_ANY_TAG;
@@ -661,7 +661,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 		st = mtmi_isend(sendbuf, michi_dt_bytes(sendtype, sendcount), c->peers[dest],
 				c->rank, sendtag, c->ctx, MTMI_MODE_STANDARD, &sm);
 		if (st < 0) {
-			err = start_error(c, st, "MPI_Sendrecv");
+			err = michi_start_error(c, st, "MPI_Sendrecv");
 			if (source != MPI_PROC_NULL) {
 				mtmi_cancel(&rm);
 				mtmi_wait(&rm);
@@ -676,9 +676,9 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 	if (status != MPI_STATUS_IGNORE)
 		michi_status_set(status, rm.source, rm.tag, rm.count, 0);
 	if (unlikely(sm.error))
-		return mtmi_error(c, &sm, "MPI_Sendrecv");
+		return michi_mtmi_error(c, &sm, "MPI_Sendrecv");
 	if (unlikely(rm.error))
-		return mtmi_error(c, &rm, "MPI_Sendrecv");
+		return michi_mtmi_error(c, &rm, "MPI_Sendrecv");
 	return MPI_SUCCESS;
 }
 MICHI_ALIAS(Sendrecv)
@@ -774,7 +774,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 	}
 	st = mtmi_iprobe(recv_peer(c, source), source, tag, c->ctx, flag, &src, &tg, &len);
 	if (st < 0)
-		return start_error(c, st, "MPI_Iprobe");
+		return michi_start_error(c, st, "MPI_Iprobe");
 	if (*flag && status != MPI_STATUS_IGNORE)
 		michi_status_set(status, src, tg, len, 0);
 	return MPI_SUCCESS;
@@ -826,7 +826,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 	}
 	st = mtmi_improbe(recv_peer(c, source), source, tag, c->ctx, flag, &msg, &src, &tg, &len);
 	if (st < 0)
-		return start_error(c, st, "MPI_Improbe");
+		return michi_start_error(c, st, "MPI_Improbe");
 	if (!*flag)
 		return MPI_SUCCESS;
 	mm = michi_obj_alloc(MICHI_KIND_MESSAGE);
@@ -890,7 +890,7 @@ static int imrecv_dt(void *buf, int count, MPI_Datatype dt, MPI_Message *message
 			michi_dt_release(dt);
 		}
 		free(tmp);
-		return start_error(mm->comm, st, fname);
+		return michi_start_error(mm->comm, st, fname);
 	}
 	if (!r) {
 		/* MPI_Mrecv: wait and unpack here */
@@ -942,7 +942,7 @@ static int imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *mess
 		return imrecv_dt(buf, count, datatype, message, mm, r, m, fname);
 	st = mtmi_imrecv(buf, michi_dt_bytes(datatype, count), mm->msg, m);
 	if (st < 0)
-		return start_error(c, st, fname);
+		return michi_start_error(c, st, fname);
 	michi_obj_free(MICHI_KIND_MESSAGE, mm);
 	*message = MPI_MESSAGE_NULL;
 	(void)r;
@@ -965,7 +965,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 	if (status != MPI_STATUS_IGNORE)
 		michi_status_set(status, m.source, m.tag, m.count, 0);
 	if (m.error)
-		return mtmi_error(c, &m, "MPI_Mrecv");
+		return michi_mtmi_error(c, &m, "MPI_Mrecv");
 	return MPI_SUCCESS;
 }
 MICHI_ALIAS(Mrecv)

@@ -17,6 +17,11 @@ int michi_err_buf(struct michi_comm *c, const char *fname, MPI_Count count) __at
 int michi_err_null(struct michi_comm *c, const char *fname, const char *arg) __attribute__((cold));
 int michi_err_request(const char *fname, const char *arg, MPI_Request h) __attribute__((cold));
 int michi_err_nomem(struct michi_comm *c, const char *fname) __attribute__((cold));
+/* A failed MTMI start (st < 0), and a completed MTMI request's error
+ * (truncation says the sizes), as MPI error codes with the handler called. */
+int michi_start_error(struct michi_comm *c, michi_status_t st, const char *fname) __attribute__((cold));
+int michi_mtmi_error(struct michi_comm *c, const struct mtmi_req *m, const char *fname)
+	__attribute__((cold));
 
 /* A datatype point-to-point takes: predefined, pair, committed derived
  * (mpi/dtype.c; those that are not predefined go to mpi/pt2pt_dt.c). */

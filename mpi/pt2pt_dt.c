@@ -53,22 +53,6 @@ static int stage_init(struct michi_comm *c, const char *fname, void *buf, MPI_Co
 	return MPI_SUCCESS;
 }
 
-static int start_err(struct michi_comm *c, michi_status_t st, const char *fname)
-{
-	if (st == MICHI_ERR_NOMEM)
-		return michi_err_nomem(c, fname);
-	return michi_mpi_err_status(c, st, fname);
-}
-
-static int done_err(struct michi_comm *c, const struct mtmi_req *m, const char *fname)
-{
-	if (m->error == MICHI_ERR_TRUNCATE)
-		return michi_mpi_err(c, MPI_ERR_TRUNCATE, fname,
-				     ": message truncated: %zu-byte message from rank %d (tag %d) "
-				     "into %zu packed bytes", m->msg_len, m->source, m->tag, m->len);
-	return michi_mpi_err_status(c, m->error, fname);
-}
-
 int michi_dt_send_blocking(struct michi_comm *c, const void *buf, MPI_Count count,
 			   MPI_Datatype dt, int dest, int tag, int mode, const char *fname)
 {
@@ -85,8 +69,8 @@ int michi_dt_send_blocking(struct michi_comm *c, const void *buf, MPI_Count coun
 		mtmi_wait(&m);
 	free(s.tmp);
 	if (st < 0)
-		return start_err(c, st, fname);
-	return m.error ? done_err(c, &m, fname) : MPI_SUCCESS;
+		return michi_start_error(c, st, fname);
+	return m.error ? michi_mtmi_error(c, &m, fname) : MPI_SUCCESS;
 }
 
 int michi_dt_recv_blocking(struct michi_comm *c, void *buf, MPI_Count count, MPI_Datatype dt,
@@ -105,7 +89,7 @@ int michi_dt_recv_blocking(struct michi_comm *c, void *buf, MPI_Count count, MPI
 			source, tag, c->ctx, &m);
 	if (st < 0) {
 		free(s.tmp);
-		return start_err(c, st, fname);
+		return michi_start_error(c, st, fname);
 	}
 	if (!m.done)
 		mtmi_wait(&m);
@@ -115,7 +99,7 @@ int michi_dt_recv_blocking(struct michi_comm *c, void *buf, MPI_Count count, MPI
 	}
 	if (status != MPI_STATUS_IGNORE)
 		michi_status_set(status, m.source, m.tag, m.count, m.cancelled);
-	return m.error ? done_err(c, &m, fname) : MPI_SUCCESS;
+	return m.error ? michi_mtmi_error(c, &m, fname) : MPI_SUCCESS;
 }
 
 /* ---- nonblocking: the request keeps the staging buffer ------------------------ */
@@ -191,7 +175,7 @@ int michi_dt_istart(struct michi_comm *c, struct michi_request *r, void *buf, MP
 			r->stage = NULL;
 			michi_dt_release(dt);
 		}
-		return start_err(c, st, fname);
+		return michi_start_error(c, st, fname);
 	}
 	return MPI_SUCCESS;
 }
