@@ -120,18 +120,15 @@ int michi_dt_valid(MPI_Datatype dt)
 
 int michi_dt_contig_at(const void *buf, MPI_Datatype dt, const void **start)
 {
-	struct michi_dtype *t;
+	struct michi_dt_info in;
 
 	if (michi_dt_builtin_valid(dt)) {
 		*start = buf;
 		return 1;
 	}
-	if (michi_dt_is_pair(dt))
-		return dt == MPI_FLOAT_INT && (*start = buf) != NULL;
-	t = michi_dt_get(dt);
-	if (!t || !t->contig)
+	if (michi_dt_info(dt, &in) || !in.contig)
 		return 0;
-	*start = (const char *)buf + t->true_lb;
+	*start = (const char *)buf + in.true_lb;
 	return 1;
 }
 
