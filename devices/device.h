@@ -124,11 +124,11 @@ struct michi_wait_policy {
 	int oversubscribed;
 	int cores;
 };
-extern struct michi_wait_policy michi_wait;
+extern struct michi_wait_policy michi_wait MICHI_HIDDEN;
 
 /* The device that serves each world rank, filled at init. */
-extern struct michi_device **michi_dev_for_peer;
-extern struct michi_device *michi_devices[];   /* NULL-terminated table */
+extern struct michi_device **michi_dev_for_peer MICHI_HIDDEN;
+extern struct michi_device *michi_devices[] MICHI_HIDDEN;   /* NULL-terminated table */
 
 /* Bring up the devices, choose one per peer (MICHI_DEVICE forces one). */
 michi_status_t michi_devices_init(struct michi_job *job);

@@ -249,7 +249,6 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_a
 	return keyval_create("MPI_Comm_create_keyval", KV_COMM, (void *)copy, (void *)del, keyval,
 			     extra_state);
 }
-MICHI_ALIAS(Comm_create_keyval)
 
 int PMPI_Keyval_create(MPI_Copy_function *copy, MPI_Delete_function *del, int *keyval,
 		       void *extra_state)
@@ -257,19 +256,16 @@ int PMPI_Keyval_create(MPI_Copy_function *copy, MPI_Delete_function *del, int *k
 	return keyval_create("MPI_Keyval_create", KV_COMM, (void *)copy, (void *)del, keyval,
 			     extra_state);
 }
-MICHI_ALIAS(Keyval_create)
 
 int PMPI_Comm_free_keyval(int *keyval)
 {
 	return keyval_free("MPI_Comm_free_keyval", KV_COMM, keyval);
 }
-MICHI_ALIAS(Comm_free_keyval)
 
 int PMPI_Keyval_free(int *keyval)
 {
 	return keyval_free("MPI_Keyval_free", KV_COMM, keyval);
 }
-MICHI_ALIAS(Keyval_free)
 
 static int comm_set_attr(const char *fname, MPI_Comm comm, int keyval, void *val)
 {
@@ -287,13 +283,11 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
 	return comm_set_attr("MPI_Comm_set_attr", comm, comm_keyval, attribute_val);
 }
-MICHI_ALIAS(Comm_set_attr)
 
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
 	return comm_set_attr("MPI_Attr_put", comm, keyval, attribute_val);
 }
-MICHI_ALIAS(Attr_put)
 
 static int comm_delete_attr(const char *fname, MPI_Comm comm, int keyval)
 {
@@ -311,13 +305,11 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
 	return comm_delete_attr("MPI_Comm_delete_attr", comm, comm_keyval);
 }
-MICHI_ALIAS(Comm_delete_attr)
 
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
 	return comm_delete_attr("MPI_Attr_delete", comm, keyval);
 }
-MICHI_ALIAS(Attr_delete)
 
 /* A user key's value for MPI_Comm_get_attr (mpi/comm.c does the
  * predefined ones); 0 when keyval is not a communicator key. */
@@ -412,13 +404,11 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy, MPI_Type_delete_a
 	return keyval_create("MPI_Type_create_keyval", KV_TYPE, (void *)copy, (void *)del, keyval,
 			     extra_state);
 }
-MICHI_ALIAS(Type_create_keyval)
 
 int PMPI_Type_free_keyval(int *keyval)
 {
 	return keyval_free("MPI_Type_free_keyval", KV_TYPE, keyval);
 }
-MICHI_ALIAS(Type_free_keyval)
 
 int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
 {
@@ -434,7 +424,6 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
 		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Type_set_attr", "(): no memory");
 	return attr_set(NULL, "MPI_Type_set_attr", &t->attrs, (int)datatype, kv, attribute_val);
 }
-MICHI_ALIAS(Type_set_attr)
 
 int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
 {
@@ -451,7 +440,6 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
 	*flag = 0;
 	return t ? attr_get(t->attrs, kv, attribute_val, flag) : MPI_SUCCESS;
 }
-MICHI_ALIAS(Type_get_attr)
 
 int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
@@ -469,7 +457,6 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 				     (unsigned)type_keyval);
 	return attr_delete(NULL, "MPI_Type_delete_attr", &t->attrs, (int)datatype, kv);
 }
-MICHI_ALIAS(Type_delete_attr)
 
 /* ---- windows: keys only, until windows exist ----------------------------- */
 
@@ -479,10 +466,8 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy, MPI_Win_delete_attr
 	return keyval_create("MPI_Win_create_keyval", KV_WIN, (void *)copy, (void *)del, keyval,
 			     extra_state);
 }
-MICHI_ALIAS(Win_create_keyval)
 
 int PMPI_Win_free_keyval(int *keyval)
 {
 	return keyval_free("MPI_Win_free_keyval", KV_WIN, keyval);
 }
-MICHI_ALIAS(Win_free_keyval)

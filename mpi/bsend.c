@@ -131,7 +131,6 @@ int PMPI_Buffer_attach(void *buffer, int size)
 	segs = NULL;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Buffer_attach)
 
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
@@ -150,4 +149,3 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 	buf_size = 0;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Buffer_detach)

@@ -49,7 +49,6 @@ int PMPI_Barrier(MPI_Comm comm)
 		return michi_mpi_err_status(c, st, "MPI_Barrier");
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Barrier)
 
 /* ---- argument checks ---------------------------------------------------- */
 
@@ -203,7 +202,6 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 	return coll_done(c, coll_bcast_binomial(&cc, buffer, michi_dt_bytes(datatype, count), root),
 			 fname);
 }
-MICHI_ALIAS(Bcast)
 
 /* ---- reductions ------------------------------------------------------------ */
 
@@ -290,7 +288,6 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	return coll_done(c, coll_reduce_binomial(&cc, sendbuf == MPI_IN_PLACE ? NULL : sendbuf,
 						 recvbuf, (size_t)count, &o, root), fname);
 }
-MICHI_ALIAS(Reduce)
 
 static int coll_flat_ranks = 8;
 MICHI_TUNABLE(coll_flat_ranks, "coll_allreduce_flat_ranks", MICHI_T_INT, "8", MICHI_LEVEL_TUNER,
@@ -331,7 +328,6 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 	return coll_done(c, coll_allreduce_recdbl(&cc, sendbuf == MPI_IN_PLACE ? NULL : sendbuf,
 						  recvbuf, (size_t)count, &o), fname);
 }
-MICHI_ALIAS(Allreduce)
 
 /* ---- gather and scatter ------------------------------------------------------ */
 
@@ -415,7 +411,6 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	return gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
 			     recvtype, root, comm, "MPI_Gather");
 }
-MICHI_ALIAS(Gather)
 
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
@@ -430,7 +425,6 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 			     c && c->rank == root ? recvcounts : NULL, displs, 0, recvtype, root,
 			     comm, "MPI_Gatherv");
 }
-MICHI_ALIAS(Gatherv)
 
 static int scatter_common(const void *sendbuf, const int *sendcounts, const int *displs,
 			  int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -467,7 +461,6 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	return scatter_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
 			      recvtype, root, comm, "MPI_Scatter");
 }
-MICHI_ALIAS(Scatter)
 
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
 		  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -480,7 +473,6 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	return scatter_common(sendbuf, c && c->rank == root ? sendcounts : NULL, displs, 0,
 			      sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Scatterv");
 }
-MICHI_ALIAS(Scatterv)
 
 /* ---- allgather and alltoall ---------------------------------------------------- */
 
@@ -520,7 +512,6 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	return allgather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
 				recvtype, comm, "MPI_Allgather");
 }
-MICHI_ALIAS(Allgather)
 
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
@@ -532,7 +523,6 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	return allgather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
 				recvtype, comm, "MPI_Allgatherv");
 }
-MICHI_ALIAS(Allgatherv)
 
 static int alltoall_common(const void *sendbuf, const int *sendcounts, const int *sdispls,
 			   int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -575,7 +565,6 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 	return alltoall_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL,
 			       recvcount, recvtype, comm, "MPI_Alltoall");
 }
-MICHI_ALIAS(Alltoall)
 
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
 		   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
@@ -591,4 +580,3 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 			       sendtype, recvbuf, recvcounts, rdispls, 0, recvtype, comm,
 			       "MPI_Alltoallv");
 }
-MICHI_ALIAS(Alltoallv)

@@ -34,7 +34,6 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 	*rank = c->rank;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Comm_rank)
 
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
@@ -50,7 +49,6 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 	*size = unlikely(c->local != NULL) ? c->local->size : c->size;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Comm_size)
 
 /* Values behind the predefined attributes: the user gets a pointer to them. */
 static int attr_tag_ub, attr_host, attr_io, attr_wtime_global, attr_universe, attr_appnum;
@@ -100,13 +98,11 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
 {
 	return get_attr("MPI_Comm_get_attr", comm, comm_keyval, attribute_val, flag);
 }
-MICHI_ALIAS(Comm_get_attr)
 
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
 	return get_attr("MPI_Attr_get", comm, keyval, attribute_val, flag);
 }
-MICHI_ALIAS(Attr_get)
 
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
@@ -122,7 +118,6 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 	*resultlen = (int)strlen(comm_name);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Comm_get_name)
 
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
@@ -137,4 +132,3 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 	snprintf(c->name, sizeof(c->name), "%s", comm_name);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Comm_set_name)

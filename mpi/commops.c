@@ -50,30 +50,165 @@ static void mask_and(const struct coll_op *o, const void *in, void *inout, size_
 		b[i] &= a[i];
 }
 
-/* The lowest context id free on every rank of cc (collective over it). */
-static michi_status_t ctx_alloc_among(const struct coll_comm *cc, uint32_t *ctx)
+/*
+ * Threads. Under MPI_THREAD_MULTIPLE two threads may create communicators
+ * from different parents at once, and each allreduce waits with the lock
+ * given up, so two maps offered at the same time could agree on one id.
+ * The map is therefore lent to one allocation at a time (ctx_mask_busy);
+ * the others offer an empty map and try again. Which allocation gets the
+ * map is the same on every process, so that one of them always sees all
+ * its members offer theirs: the waiting allocation with the lowest key
+ * (the parent's context id, and the tag of Comm_create_group) goes first,
+ * as in MPICH. A flag word ANDed with the map says whether every member
+ * offered its map: only then does an empty result mean no id is left.
+ * A single thread always finds the map free and needs one round.
+ * One-process communicators (dups of MPI_COMM_SELF) never wait for the
+ * map, since its holder may be waiting for a process that is itself
+ * stuck in such a creation: they take an id outside the lent map, which
+ * leaves the highest few free ids out for them.
+ */
+struct ctx_waiter {
+	uint64_t key;
+	struct ctx_waiter *next;
+};
+
+static struct ctx_waiter *ctx_queue;    /* waiting allocations, lowest key first */
+static int ctx_mask_busy;
+
+/* While the map is lent, one-process communicators take the highest id
+ * that is free and not lent. The map keeps the highest CTX_SPARE free ids
+ * back for them (ctx_spare, computed when an id is taken or given back). */
+#define CTX_SPARE 16
+static uint32_t ctx_lent[CTX_WORDS], ctx_spare[CTX_WORDS];
+
+static void ctx_spare_update(void)
 {
-	struct coll_op op = { .apply = mask_and, .extent = sizeof(uint32_t) };
-	uint32_t freebits[CTX_WORDS];
-	michi_status_t st;
+	int i, b, n = 0;
+
+	memset(ctx_spare, 0, sizeof(ctx_spare));
+	for (i = CTX_WORDS - 1; i >= 0 && n < CTX_SPARE; i--)
+		for (b = 31; b >= 0 && n < CTX_SPARE; b--)
+			if (!(ctx_used[i] >> b & 1)) {
+				ctx_spare[i] |= 1u << b;
+				n++;
+			}
+	/* with this few ids left, or without threads (no one-process
+	 * creation can run meanwhile), nothing is kept back */
+	if (n < CTX_SPARE || !michi_mt)
+		memset(ctx_spare, 0, sizeof(ctx_spare));
+}
+
+static int ctx_take_unlent(uint32_t *ctx)
+{
 	int i;
 
-	for (i = 0; i < CTX_WORDS; i++)
-		freebits[i] = ~ctx_used[i];
-	st = coll_allreduce_recdbl(cc, NULL, freebits, CTX_WORDS, &op);
-	if (st < 0)
-		return st;
-	for (i = 0; i < CTX_WORDS; i++) {
-		if (freebits[i]) {
-			int b = __builtin_ctz(freebits[i]);
+	for (i = CTX_WORDS - 1; i >= 0; i--) {
+		uint32_t avail = ~ctx_used[i] & ~ctx_lent[i];
+
+		if (avail) {
+			int b = 31 - __builtin_clz(avail);
 
 			ctx_used[i] |= 1u << b;
+			ctx_spare_update();
 			*ctx = (uint32_t)(i * 32 + b) * 2;
-			return MICHI_OK;
+			return 1;
 		}
 	}
-	return michi_err(MICHI_ERR_NOMEM, "all %d communicator context ids are in use on some "
-			 "rank (free communicators no longer needed)", CTX_IDS / 2);
+	return 0;
+}
+
+static void ctx_enqueue(struct ctx_waiter *w)
+{
+	struct ctx_waiter **p = &ctx_queue;
+
+	while (*p && (*p)->key <= w->key)
+		p = &(*p)->next;
+	w->next = *p;
+	*p = w;
+}
+
+static void ctx_dequeue(struct ctx_waiter *w)
+{
+	struct ctx_waiter **p = &ctx_queue;
+
+	while (*p != w)
+		p = &(*p)->next;
+	*p = w->next;
+}
+
+/* The lowest context id free on every rank of cc (collective over it). */
+static michi_status_t ctx_alloc_among(const struct coll_comm *cc, uint64_t key, uint32_t *ctx)
+{
+	struct coll_op op = { .apply = mask_and, .extent = sizeof(uint32_t) };
+	uint32_t freebits[CTX_WORDS + 1];
+	struct ctx_waiter me = { .key = key };
+	unsigned spins = 0;
+	michi_status_t st;
+	int i, own, full = 0;
+
+	ctx_enqueue(&me);
+	for (;;) {
+		/* a one-process communicator needs no agreement, and must not
+		 * wait for the map: the thread that has it may be waiting for
+		 * a process whose own one-process creation waits for its map */
+		if (cc->size == 1 && ctx_mask_busy && ctx_take_unlent(ctx)) {
+			st = MICHI_OK;
+			break;
+		}
+		own = !ctx_mask_busy && ctx_queue == &me;
+		for (i = 0; i < CTX_WORDS; i++)
+			freebits[i] = own ? ~ctx_used[i] & ~(full ? 0 : ctx_spare[i]) : 0;
+		freebits[CTX_WORDS] = (uint32_t)own;
+		if (own) {
+			ctx_mask_busy = 1;
+			memcpy(ctx_lent, freebits, sizeof(ctx_lent));
+		}
+		st = coll_allreduce_recdbl(cc, NULL, freebits, CTX_WORDS + 1, &op);
+		if (own) {
+			ctx_mask_busy = 0;
+			memset(ctx_lent, 0, sizeof(ctx_lent));
+		}
+		if (st < 0)
+			break;
+		if (own && !michi_ctx_take(freebits, ctx)) {
+			st = MICHI_OK;
+			break;
+		}
+		if (freebits[CTX_WORDS] && !full) {
+			/* every process offered its map but the spares: the
+			 * same result everywhere, so all try once more with them */
+			full = 1;
+			continue;
+		}
+		if (freebits[CTX_WORDS]) {
+			st = michi_err(MICHI_ERR_NOMEM, "all %d communicator context ids are in "
+				       "use on some rank (free communicators no longer needed)",
+				       CTX_IDS / 2);
+			break;
+		}
+		/* let the thread that has the map finish (a one-rank
+		 * allreduce never waits, so it would not give the lock up) */
+		mtmi_idle(&spins);
+	}
+	ctx_dequeue(&me);
+	return st;
+}
+
+/* The intercommunicator constructors agree on an id over two groups with
+ * calls of their own: they hold the map for the whole time instead. */
+void michi_ctx_hold(void)
+{
+	unsigned spins = 0;
+
+	while (ctx_mask_busy || ctx_queue)
+		mtmi_idle(&spins);
+	ctx_mask_busy = 1;
+}
+
+void michi_ctx_unhold(void)
+{
+	ctx_mask_busy = 0;
+	memset(ctx_lent, 0, sizeof(ctx_lent));
 }
 
 /* The lowest context id free on every rank of parent (collective). */
@@ -82,20 +217,22 @@ static michi_status_t ctx_alloc(const struct michi_comm *parent, uint32_t *ctx)
 	struct coll_comm cc;
 
 	coll_of(parent, &cc);
-	return ctx_alloc_among(&cc, ctx);
+	return ctx_alloc_among(&cc, (uint64_t)parent->ctx << 32, ctx);
 }
 
 static void ctx_release(uint32_t ctx)
 {
 	ctx_used[ctx / 64] &= ~(1u << (ctx / 2 % 32));
+	ctx_spare_update();
 }
 
+/* (between michi_ctx_hold and michi_ctx_unhold) */
 void michi_ctx_free_bits(uint32_t *bits)
 {
 	int i;
 
 	for (i = 0; i < CTX_WORDS; i++)
-		bits[i] = ~ctx_used[i];
+		bits[i] = ctx_lent[i] = ~ctx_used[i] & ~ctx_spare[i];
 }
 
 int michi_ctx_take(const uint32_t *bits, uint32_t *ctx)
@@ -107,6 +244,7 @@ int michi_ctx_take(const uint32_t *bits, uint32_t *ctx)
 			int b = __builtin_ctz(bits[i]);
 
 			ctx_used[i] |= 1u << b;
+			ctx_spare_update();
 			*ctx = (uint32_t)(i * 32 + b) * 2;
 			return 0;
 		}
@@ -235,7 +373,6 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	/* the hints go with the duplicate (MPI-3.1 6.4.2) */
 	return comm_dup("MPI_Comm_dup", c, c->hints, newcomm);
 }
-MICHI_ALIAS(Comm_dup)
 
 static int info_arg(struct michi_comm *c, const char *fname, MPI_Info info,
 		    struct michi_info **in)
@@ -262,7 +399,6 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 		return err;
 	return comm_dup("MPI_Comm_dup_with_info", c, in, newcomm);
 }
-MICHI_ALIAS(Comm_dup_with_info)
 
 /* Hints are kept and reported back; Michi acts on none of them. New
  * values replace old ones key by key; keys not given keep theirs (as
@@ -288,7 +424,6 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 	c->hints = merged;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Comm_set_info)
 
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
@@ -304,7 +439,6 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 	*info_used = (MPI_Info)michi_p2h(out);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Comm_get_info)
 
 struct split_entry {
 	int color, key, rank;
@@ -394,7 +528,6 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 		return michi_inter_split("MPI_Comm_split", c, color, key, newcomm);
 	return michi_comm_split("MPI_Comm_split", c, color, key, newcomm);
 }
-MICHI_ALIAS(Comm_split)
 
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 			 MPI_Comm *newcomm)
@@ -415,7 +548,6 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 	(void)info;   /* no hints are defined for it */
 	return michi_comm_split("MPI_Comm_split_type", c, color, key, newcomm);
 }
-MICHI_ALIAS(Comm_split_type)
 
 /* 0 when every member of g belongs to c; else the MPI error (raised). */
 static int group_in_comm(struct michi_comm *c, const struct michi_group *g, const char *fname)
@@ -473,7 +605,6 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 	*newcomm = n->handle;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Comm_create)
 
 /*
  * MPI_Comm_create_group: collective over the group's members only (MPI-3.1
@@ -515,7 +646,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 	 * collective, numbered differently: tags of their own (and the
 	 * user's tag, for calls on overlapping groups) keep these apart */
 	cc.tag_ofs = -16 * (1 + (tag & 0xffff));
-	st = ctx_alloc_among(&cc, &ctx);
+	st = ctx_alloc_among(&cc, (uint64_t)c->ctx << 32 | (1u + (uint32_t)tag), &ctx);
 	if (st < 0)
 		return comm_fail(c, fname, st);
 	n = comm_new(c, g->ranks, g->size, g->rank, ctx);
@@ -526,7 +657,6 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 	*newcomm = n->handle;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Comm_create_group)
 
 int PMPI_Comm_free(MPI_Comm *comm)
 {
@@ -567,7 +697,6 @@ int PMPI_Comm_free(MPI_Comm *comm)
 	*comm = MPI_COMM_NULL;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Comm_free)
 
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
@@ -579,7 +708,6 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 	*flag = c->local != NULL;   /* mpi/intercomm.c */
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Comm_test_inter)
 
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
@@ -604,4 +732,3 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 	*result = g == MPI_IDENT ? MPI_CONGRUENT : g == MPI_SIMILAR ? MPI_SIMILAR : MPI_UNEQUAL;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Comm_compare)

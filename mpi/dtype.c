@@ -444,13 +444,11 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	return contiguous("MPI_Type_contiguous", count, oldtype, newtype);
 }
-MICHI_ALIAS(Type_contiguous)
 
 int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	return contiguous("MPI_Type_contiguous_c", count, oldtype, newtype);
 }
-MICHI_ALIAS(Type_contiguous_c)
 
 /* vector and hvector: stride in old extents (bytes 0) or in bytes. */
 static int vector(const char *fname, MPI_Count count, MPI_Count bl, MPI_Aint stride,
@@ -489,7 +487,6 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 	return vector("MPI_Type_vector", count, blocklength, stride, oldtype, newtype, 0,
 		      MPI_COMBINER_VECTOR);
 }
-MICHI_ALIAS(Type_vector)
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
 			     MPI_Datatype *newtype)
@@ -497,7 +494,6 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 	return vector("MPI_Type_create_hvector", count, blocklength, stride, oldtype, newtype, 1,
 		      MPI_COMBINER_HVECTOR);
 }
-MICHI_ALIAS(Type_create_hvector)
 
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
 		      MPI_Datatype *newtype)
@@ -505,7 +501,6 @@ int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype 
 	return vector("MPI_Type_hvector", count, blocklength, stride, oldtype, newtype, 1,
 		      MPI_COMBINER_HVECTOR);
 }
-MICHI_ALIAS(Type_hvector)
 
 /*
  * The indexed family and struct: n blocks, block i of bls[i] (or the one
@@ -571,7 +566,6 @@ int PMPI_Type_indexed(int count, const int blocklengths[], const int displacemen
 	return indexed("MPI_Type_indexed", count, blocklengths, 0, displacements, NULL, NULL,
 		       oldtype, newtype, MPI_COMBINER_INDEXED);
 }
-MICHI_ALIAS(Type_indexed)
 
 int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
 			      MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -579,7 +573,6 @@ int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Ain
 	return indexed("MPI_Type_create_hindexed", count, blocklengths, 0, NULL, displacements,
 		       NULL, oldtype, newtype, MPI_COMBINER_HINDEXED);
 }
-MICHI_ALIAS(Type_create_hindexed)
 
 int PMPI_Type_hindexed(int count, int blocklengths[], MPI_Aint displacements[],
 		       MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -587,7 +580,6 @@ int PMPI_Type_hindexed(int count, int blocklengths[], MPI_Aint displacements[],
 	return indexed("MPI_Type_hindexed", count, blocklengths, 0, NULL, displacements, NULL,
 		       oldtype, newtype, MPI_COMBINER_HINDEXED);
 }
-MICHI_ALIAS(Type_hindexed)
 
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int displacements[],
 				   MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -595,7 +587,6 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int displac
 	return indexed("MPI_Type_create_indexed_block", count, NULL, blocklength, displacements,
 		       NULL, NULL, oldtype, newtype, MPI_COMBINER_INDEXED_BLOCK);
 }
-MICHI_ALIAS(Type_create_indexed_block)
 
 int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[],
 				    MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -603,7 +594,6 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint d
 	return indexed("MPI_Type_create_hindexed_block", count, NULL, blocklength, NULL,
 		       displacements, NULL, oldtype, newtype, MPI_COMBINER_HINDEXED_BLOCK);
 }
-MICHI_ALIAS(Type_create_hindexed_block)
 
 int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
 			    const MPI_Datatype types[], MPI_Datatype *newtype)
@@ -613,14 +603,12 @@ int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint 
 	return indexed("MPI_Type_create_struct", count, blocklengths, 0, NULL, displacements,
 		       types, MPI_DATATYPE_NULL, newtype, MPI_COMBINER_STRUCT);
 }
-MICHI_ALIAS(Type_create_struct)
 
 int PMPI_Type_struct(int count, int blocklengths[], MPI_Aint displacements[],
 		     MPI_Datatype types[], MPI_Datatype *newtype)
 {
 	return PMPI_Type_create_struct(count, blocklengths, displacements, types, newtype);
 }
-MICHI_ALIAS(Type_struct)
 
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 			     MPI_Datatype *newtype)
@@ -645,7 +633,6 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 	t->contig = dense(t);
 	return dt_finish(t, NULL, a, &oldtype, newtype);
 }
-MICHI_ALIAS(Type_create_resized)
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -678,7 +665,6 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 	}
 	return err;
 }
-MICHI_ALIAS(Type_dup)
 
 /*
  * Subarray: the C-order (or Fortran-order) block subsizes[] at starts[]
@@ -762,7 +748,6 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 	return subarray("MPI_Type_create_subarray", ndims, array_of_sizes, array_of_subsizes,
 			array_of_starts, order, oldtype, newtype);
 }
-MICHI_ALIAS(Type_create_subarray)
 
 /*
  * Darray (MPI-3.1 4.1.4): the part of a gsizes[] array of old elements
@@ -911,7 +896,6 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
 	ints[3 + 4 * ndims] = order;
 	return dt_finish(t, NULL, NULL, &oldtype, newtype);
 }
-MICHI_ALIAS(Type_create_darray)
 
 /*
  * The Fortran 90 parameterized types (MPI-3.1 17.1.9): the predefined
@@ -988,7 +972,6 @@ int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 				     "(p=%d, r=%d): no real type has that precision and range", p, r);
 	return f90_type("MPI_Type_create_f90_real", MPI_COMBINER_F90_REAL, p, r, k, newtype);
 }
-MICHI_ALIAS(Type_create_f90_real)
 
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
@@ -1005,7 +988,6 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 			k == MPI_REAL4 ? MPI_COMPLEX8 : k == MPI_REAL8 ? MPI_COMPLEX16
 			: MPI_COMPLEX32, newtype);
 }
-MICHI_ALIAS(Type_create_f90_complex)
 
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
@@ -1021,7 +1003,6 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 	return f90_type("MPI_Type_create_f90_integer", MPI_COMBINER_F90_INTEGER, 0, r, k,
 			newtype);
 }
-MICHI_ALIAS(Type_create_f90_integer)
 
 /* ---- commit, free, names ------------------------------------------------- */
 
@@ -1063,7 +1044,6 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 		t->committed = 1;
 	return err;
 }
-MICHI_ALIAS(Type_commit)
 
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
@@ -1084,7 +1064,6 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 	*datatype = MPI_DATATYPE_NULL;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Type_free)
 
 /* Names given to predefined types (MPI-3.1 6.8 lets a program rename
  * them), kept for the job. */
@@ -1131,7 +1110,6 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 	snprintf(e->name, sizeof(e->name), "%s", type_name);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Type_set_name)
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
@@ -1154,7 +1132,6 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 	*resultlen = (int)strlen(type_name);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Type_get_name)
 
 /* ---- sizes and bounds ------------------------------------------------------ */
 
@@ -1187,7 +1164,6 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
 		*size = in.size > 0x7fffffff ? (int)MPI_UNDEFINED : (int)in.size;
 	return err;
 }
-MICHI_ALIAS(Type_size)
 
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
@@ -1198,7 +1174,6 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 		*size = in.size > INT64_MAX ? (MPI_Count)MPI_UNDEFINED : (MPI_Count)in.size;
 	return err;
 }
-MICHI_ALIAS(Type_size_x)
 
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 {
@@ -1209,7 +1184,6 @@ int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 		*size = in.size > INT64_MAX ? (MPI_Count)MPI_UNDEFINED : (MPI_Count)in.size;
 	return err;
 }
-MICHI_ALIAS(Type_size_c)
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
@@ -1222,7 +1196,6 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 	}
 	return err;
 }
-MICHI_ALIAS(Type_get_extent)
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
@@ -1235,7 +1208,6 @@ int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
 	}
 	return err;
 }
-MICHI_ALIAS(Type_get_extent_x)
 
 int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
@@ -1248,7 +1220,6 @@ int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
 	}
 	return err;
 }
-MICHI_ALIAS(Type_get_extent_c)
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
@@ -1261,7 +1232,6 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *ext
 	}
 	return err;
 }
-MICHI_ALIAS(Type_get_true_extent)
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
@@ -1274,7 +1244,6 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count 
 	}
 	return err;
 }
-MICHI_ALIAS(Type_get_true_extent_x)
 
 int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
@@ -1287,7 +1256,6 @@ int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count 
 	}
 	return err;
 }
-MICHI_ALIAS(Type_get_true_extent_c)
 
 /* The deprecated MPI-1 queries. */
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
@@ -1296,7 +1264,6 @@ int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 
 	return PMPI_Type_get_extent(datatype, &lb, extent);
 }
-MICHI_ALIAS(Type_extent)
 
 int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 {
@@ -1304,7 +1271,6 @@ int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 
 	return PMPI_Type_get_extent(datatype, displacement, &ext);
 }
-MICHI_ALIAS(Type_lb)
 
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 {
@@ -1315,7 +1281,6 @@ int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 		*displacement = lb + ext;
 	return err;
 }
-MICHI_ALIAS(Type_ub)
 
 /* ---- envelope and contents ----------------------------------------------- */
 
@@ -1356,7 +1321,6 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
 	}
 	return err;
 }
-MICHI_ALIAS(Type_get_envelope)
 
 int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
 			     MPI_Count *num_addresses, MPI_Count *num_large_counts,
@@ -1365,7 +1329,6 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
 	return envelope("MPI_Type_get_envelope_c", datatype, num_integers, num_addresses,
 			num_large_counts, num_datatypes, combiner);
 }
-MICHI_ALIAS(Type_get_envelope_c)
 
 static int contents(const char *fname, MPI_Datatype dt, MPI_Count mi, MPI_Count ma,
 		    MPI_Count md, int *ints, MPI_Aint *aints, MPI_Datatype *types)
@@ -1412,7 +1375,6 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
 	return contents("MPI_Type_get_contents_c", datatype, max_integers, max_addresses,
 			max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
 }
-MICHI_ALIAS(Type_get_contents_c)
 
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
 			   int max_datatypes, int array_of_integers[],
@@ -1421,7 +1383,6 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
 	return contents("MPI_Type_get_contents", datatype, max_integers, max_addresses,
 			max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
 }
-MICHI_ALIAS(Type_get_contents)
 
 /* ---- matching a size --------------------------------------------------------- */
 
@@ -1463,4 +1424,3 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 	return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Type_match_size",
 			     "(size=%d): no predefined type of that class has that size", size);
 }
-MICHI_ALIAS(Type_match_size)

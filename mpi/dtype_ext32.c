@@ -231,7 +231,6 @@ int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype data
 {
 	return pack_ext_size("MPI_Pack_external_size", datarep, incount, datatype, size);
 }
-MICHI_ALIAS(Pack_external_size)
 
 int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype,
 			      MPI_Count *size)
@@ -243,7 +242,6 @@ int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datat
 		*size = s;
 	return err;
 }
-MICHI_ALIAS(Pack_external_size_c)
 
 static int pack_ext(const char *fname, const char *datarep, void *typed, MPI_Count count,
 		    MPI_Datatype dt, void *ext, MPI_Aint extsize, MPI_Aint *position, int pack)
@@ -276,7 +274,6 @@ int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
 	return pack_ext("MPI_Pack_external", datarep, (void *)inbuf, incount, datatype, outbuf,
 			outsize, position, 1);
 }
-MICHI_ALIAS(Pack_external)
 
 int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
 			 MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
@@ -284,7 +281,6 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insiz
 	return pack_ext("MPI_Unpack_external", datarep, outbuf, outcount, datatype,
 			(void *)inbuf, insize, position, 0);
 }
-MICHI_ALIAS(Unpack_external)
 
 int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount,
 			 MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
@@ -298,7 +294,6 @@ int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incou
 		*position = pos;
 	return err;
 }
-MICHI_ALIAS(Pack_external_c)
 
 int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize,
 			   MPI_Count *position, void *outbuf, MPI_Count outcount,
@@ -312,4 +307,3 @@ int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count in
 		*position = pos;
 	return err;
 }
-MICHI_ALIAS(Unpack_external_c)

@@ -298,13 +298,11 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 	*size = (int)n;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Pack_size)
 
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
 {
 	return pack_size("MPI_Pack_size_c", incount, datatype, comm, size);
 }
-MICHI_ALIAS(Pack_size_c)
 
 static int pack(const char *fname, const void *inbuf, MPI_Count incount, MPI_Datatype dt,
 		void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
@@ -340,14 +338,12 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
 		*position = (int)pos;
 	return err;
 }
-MICHI_ALIAS(Pack)
 
 int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
 		MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
 {
 	return pack("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize, position, comm);
 }
-MICHI_ALIAS(Pack_c)
 
 static int unpack(const char *fname, const void *inbuf, MPI_Count insize, MPI_Count *position,
 		  void *outbuf, MPI_Count outcount, MPI_Datatype dt, MPI_Comm comm)
@@ -383,11 +379,9 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
 		*position = (int)pos;
 	return err;
 }
-MICHI_ALIAS(Unpack)
 
 int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
 		  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
 	return unpack("MPI_Unpack_c", inbuf, insize, position, outbuf, outcount, datatype, comm);
 }
-MICHI_ALIAS(Unpack_c)

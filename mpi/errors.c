@@ -340,7 +340,6 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 	*errorclass = code_class(errorcode);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Error_class)
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
@@ -358,7 +357,6 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 	*resultlen = (int)strlen(string);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Error_string)
 
 static void lastused(int v)
 {
@@ -380,7 +378,6 @@ int PMPI_Add_error_class(int *errorclass)
 	lastused(*errorclass);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Add_error_class)
 
 int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
@@ -401,7 +398,6 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
 	lastused(*errorcode);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Add_error_code)
 
 int PMPI_Add_error_string(int errorcode, const char *string)
 {
@@ -431,7 +427,6 @@ int PMPI_Add_error_string(int errorcode, const char *string)
 		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Add_error_string", "(): no memory");
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Add_error_string)
 
 static int errhandler_ok(MPI_Errhandler eh)
 {
@@ -469,7 +464,6 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 	c->errhandler = errhandler;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Comm_set_errhandler)
 
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
@@ -485,7 +479,6 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 	*errhandler = c->errhandler;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Comm_get_errhandler)
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
@@ -504,7 +497,6 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
 	*errhandler = (MPI_Errhandler)michi_p2h(e);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Comm_create_errhandler)
 
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
@@ -531,7 +523,6 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 	*errhandler = MPI_ERRHANDLER_NULL;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Errhandler_free)
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
@@ -546,4 +537,3 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 	call_handler(c, errorcode, m ? m : "user error");
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Comm_call_errhandler)

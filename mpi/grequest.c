@@ -101,7 +101,6 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
 	*request = (MPI_Request)michi_p2h(r);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Grequest_start)
 
 int PMPI_Grequest_complete(MPI_Request request)
 {
@@ -128,7 +127,6 @@ int PMPI_Grequest_complete(MPI_Request request)
 	__atomic_store_n(&r->m.done, 1, __ATOMIC_RELEASE);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Grequest_complete)
 
 int michi_greq_finish(struct michi_request *r, MPI_Request *handle, MPI_Status *status,
 		      int quiet)

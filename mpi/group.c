@@ -107,7 +107,6 @@ int PMPI_Group_size(MPI_Group group, int *size)
 	*size = g->size;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Group_size)
 
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
@@ -119,7 +118,6 @@ int PMPI_Group_rank(MPI_Group group, int *rank)
 	*rank = g->rank;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Group_rank)
 
 int PMPI_Group_free(MPI_Group *group)
 {
@@ -136,7 +134,6 @@ int PMPI_Group_free(MPI_Group *group)
 	*group = MPI_GROUP_NULL;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Group_free)
 
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
@@ -152,7 +149,6 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 		c = c->local;
 	return group_out("MPI_Comm_group", c->peers, c->size, group);
 }
-MICHI_ALIAS(Comm_group)
 
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
 			       int ranks2[])
@@ -181,7 +177,6 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
 	free(mark);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Group_translate_ranks)
 
 /* IDENT (same members, same order), SIMILAR (same members) or UNEQUAL. */
 int michi_group_cmp(const int *a, int na, const int *b, int nb)
@@ -221,7 +216,6 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 	*result = michi_group_cmp(a->ranks, a->size, b->ranks, b->size);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Group_compare)
 
 /* ranks[] must be distinct ranks of g (incl/excl). */
 static int check_rank_list(const char *fname, const struct michi_group *g, int n,
@@ -271,7 +265,6 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
 	free(w);
 	return err;
 }
-MICHI_ALIAS(Group_incl)
 
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
@@ -300,7 +293,6 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
 	free(w);
 	return err;
 }
-MICHI_ALIAS(Group_excl)
 
 /* Expand (first, last, stride) triplets into a rank list (MPI-3.1 6.3.2). */
 static int expand_ranges(const char *fname, const struct michi_group *g, int n,
@@ -351,7 +343,6 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
 	free(list);
 	return err;
 }
-MICHI_ALIAS(Group_range_incl)
 
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
@@ -366,7 +357,6 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
 	free(list);
 	return err;
 }
-MICHI_ALIAS(Group_range_excl)
 
 enum { SET_UNION, SET_INTERSECTION, SET_DIFFERENCE };
 
@@ -414,16 +404,13 @@ int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
 	return group_set("MPI_Group_union", group1, group2, SET_UNION, newgroup);
 }
-MICHI_ALIAS(Group_union)
 
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
 	return group_set("MPI_Group_intersection", group1, group2, SET_INTERSECTION, newgroup);
 }
-MICHI_ALIAS(Group_intersection)
 
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
 	return group_set("MPI_Group_difference", group1, group2, SET_DIFFERENCE, newgroup);
 }
-MICHI_ALIAS(Group_difference)

@@ -197,7 +197,6 @@ int PMPI_Info_create(MPI_Info *info)
 	*info = (MPI_Info)michi_p2h(in);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Info_create)
 
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
@@ -218,7 +217,6 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Info_set", "(): no memory");
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Info_set)
 
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
@@ -241,7 +239,6 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 	in->n--;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Info_delete)
 
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
@@ -267,7 +264,6 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 	}
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Info_get)
 
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
@@ -286,7 +282,6 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 		*valuelen = (int)strlen(in->kv[i].val);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Info_get_valuelen)
 
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
@@ -298,7 +293,6 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 	*nkeys = in->n;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Info_get_nkeys)
 
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
@@ -313,7 +307,6 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 	snprintf(key, MPI_MAX_INFO_KEY + 1, "%s", in->kv[n].key);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Info_get_nthkey)
 
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
@@ -328,7 +321,6 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 	*newinfo = (MPI_Info)michi_p2h(out);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Info_dup)
 
 int PMPI_Info_free(MPI_Info *info)
 {
@@ -347,4 +339,3 @@ int PMPI_Info_free(MPI_Info *info)
 	*info = MPI_INFO_NULL;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Info_free)

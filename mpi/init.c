@@ -15,6 +15,7 @@
 #include "attr.h"
 #include "mpit.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/random.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 struct michi_state michi_state;
+static pthread_t main_thread;
 struct michi_comm michi_comm_world, michi_comm_self;
 
 static struct pmi_info pmi;
@@ -193,6 +195,40 @@ static int init_fail(const char *fname, michi_status_t st)
 	_exit(1);
 }
 
+/*
+ * The state flags of the hot paths follow MPI's thread level: at
+ * MPI_THREAD_MULTIPLE michi_mt makes every call take util/mtlock.h's lock
+ * (MPI_T_init_thread may have set it already) and michi_state.fast sends
+ * the hot calls through their MICHI_GATE.
+ */
+static int mt_mpi, mt_tool;
+
+static void mt_update(void)
+{
+	michi_mt = mt_mpi || mt_tool;
+	michi_state.fast = michi_state.active && !michi_mt;
+	michi_state.fast_tag_end = michi_state.fast ? (uint32_t)michi_state.tag_ub + 1 : 0;
+}
+
+void michi_mt_mpi(int on)
+{
+	mt_mpi = on;
+	mt_update();
+}
+
+void michi_mt_tool(int on)
+{
+	mt_tool = on;
+	mt_update();
+}
+
+int michi_gate(const char *fname)
+{
+	if (!michi_state.active)
+		return michi_not_initialized(fname);
+	return michi_mt_held() ? 0 : -1;
+}
+
 static int do_init(const char *fname, int required, int *provided)
 {
 	char key[32], prefix[300];
@@ -261,15 +297,15 @@ static int do_init(const char *fname, int required, int *provided)
 
 	comm_init_predefined();
 	michi_state.tag_ub = 0x7fffffff;
-	michi_state.thread_level = required < MPI_THREAD_SERIALIZED ? required
-								     : MPI_THREAD_SERIALIZED;
-	if (michi_state.thread_level < MPI_THREAD_SINGLE)
-		michi_state.thread_level = MPI_THREAD_SINGLE;
+	michi_state.thread_level = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+				 : required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required;
 	if (provided)
 		*provided = michi_state.thread_level;
 	michi_info_env_init(michi_state.thread_level);
+	main_thread = pthread_self();
 	michi_state.initialized = 1;
 	michi_state.active = 1;
+	michi_mt_mpi(michi_state.thread_level == MPI_THREAD_MULTIPLE);
 	return MPI_SUCCESS;
 }
 
@@ -277,7 +313,6 @@ int PMPI_Init(int *argc, char ***argv)
 {
 	return do_init("MPI_Init", MPI_THREAD_SINGLE, NULL);
 }
-MICHI_ALIAS(Init)
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
@@ -287,7 +322,6 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	}
 	return do_init("MPI_Init_thread", required, provided);
 }
-MICHI_ALIAS(Init_thread)
 
 int PMPI_Finalize(void)
 {
@@ -313,6 +347,7 @@ int PMPI_Finalize(void)
 	pmi_finalize();
 	michi_state.finalized = 1;
 	michi_state.active = 0;
+	michi_mt_mpi(0);
 	/* the point-to-point fast paths test no state flag: an empty world
 	 * (and self) sends them to the general path, which reports. Any
 	 * communicator still alive here must be emptied the same way. */
@@ -323,7 +358,6 @@ int PMPI_Finalize(void)
 		return michi_mpi_err_status(&michi_comm_world, st, "MPI_Finalize");
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Finalize)
 
 int PMPI_Initialized(int *flag)
 {
@@ -332,7 +366,7 @@ int PMPI_Initialized(int *flag)
 	*flag = michi_state.initialized;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Initialized)
+MICHI_ALIAS_UNLOCKED(Initialized)
 
 int PMPI_Finalized(int *flag)
 {
@@ -341,7 +375,7 @@ int PMPI_Finalized(int *flag)
 	*flag = michi_state.finalized;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Finalized)
+MICHI_ALIAS_UNLOCKED(Finalized)
 
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
@@ -357,7 +391,7 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 		pmi_abort(errorcode, msg);
 	_exit(errorcode & 0xff ? errorcode & 0xff : (errorcode ? 1 : 0));
 }
-MICHI_ALIAS(Abort)
+MICHI_ALIAS_UNLOCKED(Abort)
 
 int PMPI_Query_thread(int *provided)
 {
@@ -367,18 +401,17 @@ int PMPI_Query_thread(int *provided)
 	*provided = michi_state.thread_level;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Query_thread)
+MICHI_ALIAS_UNLOCKED(Query_thread)
 
 int PMPI_Is_thread_main(int *flag)
 {
 	MICHI_CHECK_INIT("MPI_Is_thread_main");
 	if (ERRCHK && !flag)
 		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Is_thread_main", "(flag=NULL): output pointer is NULL");
-	/* up to THREAD_SERIALIZED every call comes from the main thread's view */
-	*flag = 1;
+	*flag = pthread_equal(pthread_self(), main_thread);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Is_thread_main)
+MICHI_ALIAS_UNLOCKED(Is_thread_main)
 
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
@@ -390,7 +423,7 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
 	*resultlen = (int)strlen(name);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Get_processor_name)
+MICHI_ALIAS_UNLOCKED(Get_processor_name)
 
 int PMPI_Get_version(int *version, int *subversion)
 {
@@ -400,7 +433,7 @@ int PMPI_Get_version(int *version, int *subversion)
 	*subversion = MPI_SUBVERSION;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Get_version)
+MICHI_ALIAS_UNLOCKED(Get_version)
 
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
@@ -412,13 +445,13 @@ int PMPI_Get_library_version(char *version, int *resultlen)
 	*resultlen = (int)strlen(version);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Get_library_version)
+MICHI_ALIAS_UNLOCKED(Get_library_version)
 
 double PMPI_Wtime(void)
 {
 	return michi_wtime();
 }
-MICHI_ALIAS(Wtime)
+MICHI_ALIAS_UNLOCKED(Wtime)
 
 double PMPI_Wtick(void)
 {
@@ -428,4 +461,4 @@ double PMPI_Wtick(void)
 		return 1e-9;
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
-MICHI_ALIAS(Wtick)
+MICHI_ALIAS_UNLOCKED(Wtick)

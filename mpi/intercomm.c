@@ -67,19 +67,19 @@ static int inter_ctx(struct michi_comm *c, uint32_t *ctx)
 	uint32_t mine[MICHI_CTX_WORDS], theirs[MICHI_CTX_WORDS];
 	int err, i;
 
+	michi_ctx_hold();
 	michi_ctx_free_bits(mine);
 	err = PMPI_Allreduce(MPI_IN_PLACE, mine, MICHI_CTX_WORDS, MPI_UINT32_T, MPI_BAND,
 			     c->local->handle);
 	if (!err)
 		err = leaders_swap(c, mine, theirs, sizeof(mine));
-	if (err)
-		return err;
-	for (i = 0; i < MICHI_CTX_WORDS; i++)
+	for (i = 0; !err && i < MICHI_CTX_WORDS; i++)
 		mine[i] &= theirs[i];
-	if (michi_ctx_take(mine, ctx))
-		return inter_err(c, "intercommunicator", MPI_ERR_INTERN,
-				 "no communicator context id is free on every process");
-	return MPI_SUCCESS;
+	if (!err && michi_ctx_take(mine, ctx))
+		err = inter_err(c, "intercommunicator", MPI_ERR_INTERN,
+				"no communicator context id is free on every process");
+	michi_ctx_unhold();
+	return err;
 }
 
 /* A new intercommunicator to the remote world ranks, with its local half. */
@@ -98,35 +98,17 @@ static int inter_new(struct michi_comm *parent, const int *remote, int nremote, 
 	return MPI_SUCCESS;
 }
 
-int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
-			  int remote_leader, int tag, MPI_Comm *newintercomm)
+/* Intercomm_create's exchange: the remote group's world ranks and an id
+ * free on every process of both groups, taken here. */
+static int inter_create_ids(struct michi_comm *lc, int lead, int local_leader,
+			    MPI_Comm peer_comm, int remote_leader, int tag, int **premote,
+			    int *pnremote, uint32_t *ctx)
 {
 	static const char fname[] = "MPI_Intercomm_create";
-	uint32_t bits[MICHI_CTX_WORDS], rbits[MICHI_CTX_WORDS], ctx;
-	struct michi_comm *lc, *pc = NULL;
-	int lead, nremote = 0, *remote = NULL, err, i;
-	MPI_Comm local;
+	uint32_t bits[MICHI_CTX_WORDS], rbits[MICHI_CTX_WORDS];
+	MPI_Comm local_comm = lc->handle;
+	int nremote = 0, *remote = NULL, err, i;
 
-	MICHI_CHECK_INIT(fname);
-	lc = michi_comm_get(local_comm);
-	if (!lc)
-		return michi_check_comm_slow(local_comm, fname);
-	if (lc->local)
-		return inter_err(lc, fname, MPI_ERR_COMM, "local_comm is an intercommunicator");
-	if (!newintercomm)
-		return michi_err_null(lc, fname, "newintercomm");
-	if ((unsigned)local_leader >= (unsigned)lc->size)
-		return michi_err_rank(lc, fname, "local_leader", local_leader);
-	lead = lc->rank == local_leader;
-	if (lead) {
-		pc = michi_comm_get(peer_comm);
-		if (!pc)
-			return michi_check_comm_slow(peer_comm, fname);
-		if ((unsigned)remote_leader >= (unsigned)pc->size)
-			return michi_err_rank(pc, fname, "remote_leader", remote_leader);
-		if ((unsigned)tag > (unsigned)michi_state.tag_ub)
-			return michi_err_tag(pc, fname, tag, 0);
-	}
 	michi_ctx_free_bits(bits);
 	err = PMPI_Allreduce(MPI_IN_PLACE, bits, MICHI_CTX_WORDS, MPI_UINT32_T, MPI_BAND,
 			     local_comm);
@@ -166,23 +148,66 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 	err = PMPI_Bcast(remote, nremote, MPI_INT, local_leader, local_comm);
 	if (!err)
 		err = PMPI_Bcast(bits, MICHI_CTX_WORDS, MPI_UINT32_T, local_leader, local_comm);
-	if (!err)
-		err = PMPI_Comm_dup(local_comm, &local);
 	if (err) {
 		free(remote);
 		return err;
 	}
-	if (michi_ctx_take(bits, &ctx)) {
+	if (michi_ctx_take(bits, ctx)) {
 		free(remote);
-		PMPI_Comm_free(&local);
 		return inter_err(lc, fname, MPI_ERR_INTERN,
 				 "no communicator context id is free on every process");
+	}
+	*premote = remote;
+	*pnremote = nremote;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+			  int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+	static const char fname[] = "MPI_Intercomm_create";
+	struct michi_comm *lc, *pc = NULL;
+	int lead, nremote = 0, *remote = NULL, err;
+	uint32_t ctx;
+	MPI_Comm local;
+
+	MICHI_CHECK_INIT(fname);
+	lc = michi_comm_get(local_comm);
+	if (!lc)
+		return michi_check_comm_slow(local_comm, fname);
+	if (lc->local)
+		return inter_err(lc, fname, MPI_ERR_COMM, "local_comm is an intercommunicator");
+	if (!newintercomm)
+		return michi_err_null(lc, fname, "newintercomm");
+	if ((unsigned)local_leader >= (unsigned)lc->size)
+		return michi_err_rank(lc, fname, "local_leader", local_leader);
+	lead = lc->rank == local_leader;
+	if (lead) {
+		pc = michi_comm_get(peer_comm);
+		if (!pc)
+			return michi_check_comm_slow(peer_comm, fname);
+		if ((unsigned)remote_leader >= (unsigned)pc->size)
+			return michi_err_rank(pc, fname, "remote_leader", remote_leader);
+		if ((unsigned)tag > (unsigned)michi_state.tag_ub)
+			return michi_err_tag(pc, fname, tag, 0);
+	}
+	/* the local half first: its own id must not come from the map
+	 * offered below */
+	err = PMPI_Comm_dup(local_comm, &local);
+	if (err)
+		return err;
+	michi_ctx_hold();
+	err = inter_create_ids(lc, lead, local_leader, peer_comm, remote_leader, tag, &remote,
+			       &nremote, &ctx);
+	michi_ctx_unhold();
+	if (err) {
+		PMPI_Comm_free(&local);
+		return err;
 	}
 	err = inter_new(lc, remote, nremote, lc->rank, ctx, local, newintercomm, fname);
 	free(remote);
 	return err;
 }
-MICHI_ALIAS(Intercomm_create)
 
 static int inter_arg(const char *fname, MPI_Comm comm, struct michi_comm **c)
 {
@@ -207,7 +232,6 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 	*size = c->size;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Comm_remote_size)
 
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
@@ -225,7 +249,6 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 	*group = (MPI_Group)michi_p2h(g);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Comm_remote_group)
 
 /*
  * The union of both groups, the low group first: the one whose processes
@@ -266,7 +289,6 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 	*newintracomm = n->handle;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Intercomm_merge)
 
 int michi_inter_dup(const char *fname, struct michi_comm *c, MPI_Comm *newcomm)
 {

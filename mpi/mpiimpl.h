@@ -25,8 +25,15 @@
 #include <string.h>
 
 #include "mpi.h"
+#include "mpi/bindings/locked.h"   /* PMPI_X -> michi_impl_X, see gen_stubs.py */
 #include "michi.h"
+#include "mtlock.h"
 #include "mtmi.h"
+
+/* Nothing declared below leaves libmpi: hidden symbols are reached
+ * directly (rip-relative), not through the GOT, which the hot paths'
+ * state tests feel. */
+#pragma GCC visibility push(hidden)
 
 #ifdef MICHI_ERROR_CHECKING
 #define ERRCHK 1
@@ -34,8 +41,16 @@
 #define ERRCHK 0
 #endif
 
-/* Defines PMPI_name and makes MPI_name a weak alias of it. */
+/*
+ * Most PMPI_X definitions of the core are renamed michi_impl_X by the
+ * generated mpi/bindings/locked.h, and mpi/bindings/locked.c defines PMPI_X
+ * (the MPI_THREAD_MULTIPLE lock around michi_impl_X) and the MPI_X alias.
+ * A hot call keeps its name instead: MICHI_ALIAS(X) after its definition
+ * makes MPI_X a weak alias of it, and its body passes MICHI_GATE (below).
+ * MICHI_ALIAS_UNLOCKED(X) marks a call that needs no lock at all.
+ */
 #define MICHI_ALIAS(name) _Pragma(MICHI_STR(weak MPI_##name = PMPI_##name))
+#define MICHI_ALIAS_UNLOCKED(name) MICHI_ALIAS(name)
 #define MICHI_STR(x) #x
 
 /* ---- arena and slabs --------------------------------------------------- */
@@ -301,6 +316,10 @@ struct michi_comm {
 void michi_ctx_free_bits(uint32_t *bits);
 int michi_ctx_take(const uint32_t *bits, uint32_t *ctx);
 void michi_ctx_release(uint32_t ctx);
+/* Around michi_ctx_free_bits..michi_ctx_take: keeps threads that create
+ * other communicators from offering the same ids meanwhile. */
+void michi_ctx_hold(void);
+void michi_ctx_unhold(void);
 struct michi_comm *michi_comm_new(const struct michi_comm *parent, const int *world, int n,
 				  int rank, uint32_t ctx);
 /* An intercommunicator's dup, split and create (mpi/intercomm.c). */
@@ -427,7 +446,9 @@ void michi_errors_init(void);
 /* ---- global state ------------------------------------------------------- */
 
 struct michi_state {
-	int active;            /* between MPI_Init and MPI_Finalize: one test on hot paths */
+	int fast;              /* active and not MPI_THREAD_MULTIPLE: hot paths' one test */
+	uint32_t fast_tag_end; /* tag_ub + 1, or 0 to send every fast path to MICHI_GATE */
+	int active;            /* between MPI_Init and MPI_Finalize */
 	int initialized;       /* MPI_Init done */
 	int finalized;
 	int thread_level;
@@ -447,6 +468,33 @@ extern struct michi_state michi_state;
 } while (0)
 int michi_not_initialized(const char *fname) __attribute__((cold));
 
+/*
+ * The entry check of a hot call X (one that makes its own alias): where
+ * michi_state.fast is clear, either MPI is not initialized (the error is
+ * returned), or MPI_THREAD_MULTIPLE is on and this thread does not hold
+ * the lock yet (the call is made again through the generated
+ * michi_locked_X, which takes it), or it holds it already (the body runs).
+ * Calls whose fast path tests michi_state.fast_tag_end instead pass it on
+ * their general path. Without error checking the test stays: it is what
+ * keeps threads apart.
+ */
+#define MICHI_GATE(fname, name, args) do { \
+	if (unlikely(!michi_state.fast)) { \
+		int gate_ = michi_gate(fname); \
+		if (gate_ < 0) \
+			return michi_locked_##name args; \
+		if (gate_) \
+			return gate_; \
+	} \
+} while (0)
+/* 0: go on (lock held), -1: take the lock, else an MPI error code */
+int michi_gate(const char *fname);
+/* MPI's and MPI_T's thread levels: MULTIPLE (1) or less (0) */
+void michi_mt_mpi(int on);
+void michi_mt_tool(int on);
+
 int michi_check_comm_slow(MPI_Comm comm, const char *fname) __attribute__((cold));
+
+#pragma GCC visibility pop
 
 #endif

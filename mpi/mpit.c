@@ -48,7 +48,8 @@
  * MPI_T functions never call error handlers: they return error classes
  * (MPI_ERR_ARG for a NULL output pointer, MPI_T_ERR_INVALID for a value
  * a variable cannot take, such as 2 for a bool or an over-long string).
- * Thread support as for MPI: up to MPI_THREAD_SERIALIZED.
+ * Thread support as for MPI: MPI_THREAD_MULTIPLE takes util/mtlock.h's
+ * lock around every MPI_T call, as it does for the rest of MPI.
  */
 #include "mpiimpl.h"
 #include "mpit.h"
@@ -358,12 +359,12 @@ int PMPI_T_init_thread(int required, int *provided)
 			return err;
 	}
 	mpit_refs++;
-	*provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
-	if (*provided < MPI_THREAD_SINGLE)
-		*provided = MPI_THREAD_SINGLE;
+	*provided = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+		  : required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required;
+	if (*provided == MPI_THREAD_MULTIPLE)
+		michi_mt_tool(1);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_init_thread)
 
 int PMPI_T_finalize(void)
 {
@@ -372,10 +373,10 @@ int PMPI_T_finalize(void)
 		/* the tables stay (indices must not change), the objects go */
 		sessions_free_all();
 		cvar_handles_free_all();
+		michi_mt_tool(0);
 	}
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_finalize)
 
 /* ---- enumerations ----------------------------------------------------------------------- */
 
@@ -395,7 +396,6 @@ int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_le
 	str_out(name, name_len, enumtype->name);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_enum_get_info)
 
 int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, int *name_len)
 {
@@ -410,7 +410,6 @@ int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, 
 	str_out(name, name_len, enumtype->items[indx].name);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_enum_get_item)
 
 /* ---- control variables ---------------------------------------------------------------- */
 
@@ -480,7 +479,6 @@ int PMPI_T_cvar_get_num(int *num_cvar)
 	*num_cvar = ncvars;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_cvar_get_num)
 
 int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity,
 			 MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
@@ -518,7 +516,6 @@ int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosi
 		*scope = cvar_scope(t);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_cvar_get_info)
 
 int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 {
@@ -535,7 +532,6 @@ int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 	}
 	return MPI_T_ERR_INVALID_NAME;
 }
-MICHI_ALIAS(T_cvar_get_index)
 
 int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle,
 			     int *count)
@@ -558,7 +554,6 @@ int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle
 	*count = cvars[cvar_index]->type == MICHI_T_STRING ? MPIT_STRING_MAX : 1;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_cvar_handle_alloc)
 
 /* A live handle, found in the list (a stale pointer is never dereferenced). */
 static struct michi_t_cvar_handle **cvar_handle_link(MPI_T_cvar_handle h)
@@ -599,7 +594,6 @@ int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 	*handle = MPI_T_CVAR_HANDLE_NULL;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_cvar_handle_free)
 
 int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
@@ -634,7 +628,6 @@ int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 	}
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_cvar_read)
 
 int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
@@ -685,7 +678,6 @@ int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 	}
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_cvar_write)
 
 /* ---- performance variables ---------------------------------------------------------- */
 
@@ -722,7 +714,6 @@ int PMPI_T_pvar_get_num(int *num_pvar)
 	*num_pvar = npvars;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_pvar_get_num)
 
 int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity,
 			 int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype,
@@ -752,13 +743,12 @@ int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosi
 	if (continuous)
 		*continuous = pvar_continuous(v);
 	/* values change only inside MPI calls, and MPI calls do not run
-	 * concurrently (at most MPI_THREAD_SERIALIZED): read and reset
-	 * together see one value */
+	 * concurrently (under MPI_THREAD_MULTIPLE they hold one lock): read
+	 * and reset together see one value */
 	if (atomic)
 		*atomic = 1;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_pvar_get_info)
 
 int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
@@ -775,7 +765,6 @@ int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 	}
 	return MPI_T_ERR_INVALID_NAME;
 }
-MICHI_ALIAS(T_pvar_get_index)
 
 int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
 {
@@ -792,7 +781,6 @@ int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
 	*session = s;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_pvar_session_create)
 
 static struct michi_t_pvar_session **session_link(MPI_T_pvar_session s)
 {
@@ -843,7 +831,6 @@ int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
 	*session = MPI_T_PVAR_SESSION_NULL;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_pvar_session_free)
 
 int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
 			     MPI_T_pvar_handle *handle, int *count)
@@ -870,7 +857,6 @@ int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *o
 	*count = 1;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_pvar_handle_alloc)
 
 /* MPI_SUCCESS with *hp the handle's link in its session, or the error. */
 static int pvar_handle_find(MPI_T_pvar_session session, MPI_T_pvar_handle handle,
@@ -908,7 +894,6 @@ int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handl
 	*handle = MPI_T_PVAR_HANDLE_NULL;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_pvar_handle_free)
 
 /*
  * The handle's value; *now gets the source's value it was computed from
@@ -990,19 +975,16 @@ int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
 	return pvar_op_any(session, handle, PV_START);
 }
-MICHI_ALIAS(T_pvar_start)
 
 int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
 	return pvar_op_any(session, handle, PV_STOP);
 }
-MICHI_ALIAS(T_pvar_stop)
 
 int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
 	return pvar_op_any(session, handle, PV_RESET);
 }
-MICHI_ALIAS(T_pvar_reset)
 
 int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
@@ -1019,7 +1001,6 @@ int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void 
 	*(unsigned long long *)buf = pvar_value(*p, &now);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_pvar_read)
 
 int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
@@ -1039,7 +1020,6 @@ int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, 
 	pvar_set(*p, 0, now);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_pvar_readreset)
 
 int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
@@ -1059,7 +1039,6 @@ int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, cons
 	pvar_set(*p, *(const unsigned long long *)buf, now);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_pvar_write)
 
 /* ---- categories ------------------------------------------------------------------------ */
 
@@ -1071,7 +1050,6 @@ int PMPI_T_category_get_num(int *num_cat)
 	*num_cat = ncats;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_category_get_num)
 
 int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc,
 			     int *desc_len, int *num_cvars, int *num_pvars, int *num_categories)
@@ -1092,7 +1070,6 @@ int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *des
 		*num_categories = c->nsub;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_category_get_info)
 
 int PMPI_T_category_get_index(const char *name, int *cat_index)
 {
@@ -1109,7 +1086,6 @@ int PMPI_T_category_get_index(const char *name, int *cat_index)
 	}
 	return MPI_T_ERR_INVALID_NAME;
 }
-MICHI_ALIAS(T_category_get_index)
 
 enum { CAT_CVARS, CAT_PVARS, CAT_SUBS };
 
@@ -1136,19 +1112,16 @@ int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
 	return cat_list(cat_index, len, indices, CAT_CVARS);
 }
-MICHI_ALIAS(T_category_get_cvars)
 
 int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
 	return cat_list(cat_index, len, indices, CAT_PVARS);
 }
-MICHI_ALIAS(T_category_get_pvars)
 
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
 	return cat_list(cat_index, len, indices, CAT_SUBS);
 }
-MICHI_ALIAS(T_category_get_categories)
 
 int PMPI_T_category_changed(int *update_number)
 {
@@ -1159,4 +1132,3 @@ int PMPI_T_category_changed(int *update_number)
 	*update_number = 0;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(T_category_changed)

@@ -338,13 +338,11 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 {
 	return reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local");
 }
-MICHI_ALIAS(Reduce_local)
 
 int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
 {
 	return reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local_c");
 }
-MICHI_ALIAS(Reduce_local_c)
 
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
@@ -359,7 +357,6 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
 	*commute = michi_op_commutes(op);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Op_commutative)
 
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
@@ -377,7 +374,6 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 	*op = (MPI_Op)michi_p2h(u);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Op_create)
 
 int PMPI_Op_free(MPI_Op *op)
 {
@@ -395,4 +391,3 @@ int PMPI_Op_free(MPI_Op *op)
 	*op = MPI_OP_NULL;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Op_free)

@@ -122,7 +122,6 @@ send_blocking(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
 	michi_status_t st;
 	int err;
 
-	MICHI_CHECK_INIT(fname);
 	if (ERRCHK && (err = michi_check_send(c, comm, buf, count, datatype, dest, tag, fname)))
 		return err;
 	if (unlikely(dest == MPI_PROC_NULL))
@@ -143,18 +142,21 @@ send_blocking(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+	MICHI_GATE("MPI_Send", Send, (buf, count, datatype, dest, tag, comm));
 	return send_blocking(buf, count, datatype, dest, tag, comm, MTMI_MODE_STANDARD, "MPI_Send");
 }
 MICHI_ALIAS(Send)
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+	MICHI_GATE("MPI_Ssend", Ssend, (buf, count, datatype, dest, tag, comm));
 	return send_blocking(buf, count, datatype, dest, tag, comm, MTMI_MODE_SYNC, "MPI_Ssend");
 }
 MICHI_ALIAS(Ssend)
 
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+	MICHI_GATE("MPI_Rsend", Rsend, (buf, count, datatype, dest, tag, comm));
 	return send_blocking(buf, count, datatype, dest, tag, comm, MTMI_MODE_READY, "MPI_Rsend");
 }
 MICHI_ALIAS(Rsend)
@@ -173,7 +175,6 @@ recv_blocking(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int
 	michi_status_t st;
 	int err;
 
-	MICHI_CHECK_INIT(fname);
 	if (ERRCHK && (err = michi_check_recv(c, comm, buf, count, datatype, source, tag, fname)))
 		return err;
 	if (unlikely(source == MPI_PROC_NULL)) {
@@ -200,6 +201,7 @@ recv_blocking(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 	      MPI_Comm comm, MPI_Status *status)
 {
+	MICHI_GATE("MPI_Recv", Recv, (buf, count, datatype, source, tag, comm, status));
 	return recv_blocking(buf, count, datatype, source, tag, comm, status, "MPI_Recv");
 }
 MICHI_ALIAS(Recv)
@@ -277,7 +279,6 @@ isend(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag
 	struct michi_comm *c = michi_comm_get(comm);
 	int err;
 
-	MICHI_CHECK_INIT(fname);
 	if (ERRCHK && (err = michi_check_send(c, comm, buf, count, datatype, dest, tag, fname)))
 		return err;
 	if (ERRCHK && unlikely(!request))
@@ -306,6 +307,7 @@ static __attribute__((noinline)) int
 isend_standard(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
 	       MPI_Comm comm, MPI_Request *request)
 {
+	MICHI_GATE("MPI_Isend", Isend, (buf, count, datatype, dest, tag, comm, request));
 	return isend(buf, count, datatype, dest, tag, comm, request, MTMI_MODE_STANDARD, "MPI_Isend");
 }
 
@@ -368,10 +370,12 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	int peer;
 
 	/* outside MPI_Init..MPI_Finalize every communicator's size is 0
-	 * (mpi/init.c), so the rank check also sends those calls on */
+	 * (mpi/init.c), so the rank check also sends those calls on; under
+	 * MPI_THREAD_MULTIPLE fast_tag_end is 0, so the tag check sends
+	 * every call to the general path and its MICHI_GATE */
 	if (unlikely(!c || !request || !buf || count < 0 ||
 		     (unsigned)dest >= (unsigned)c->size ||
-		     (unsigned)tag > (unsigned)michi_state.tag_ub ||
+		     (unsigned)tag >= michi_state.fast_tag_end ||
 		     !michi_dt_builtin_valid(datatype)))
 		goto general;
 	len = (size_t)count * (((uint32_t)datatype >> 8) & 0xff);
@@ -408,6 +412,7 @@ MICHI_ALIAS(Isend)
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
 		MPI_Comm comm, MPI_Request *request)
 {
+	MICHI_GATE("MPI_Issend", Issend, (buf, count, datatype, dest, tag, comm, request));
 	return isend(buf, count, datatype, dest, tag, comm, request, MTMI_MODE_SYNC, "MPI_Issend");
 }
 MICHI_ALIAS(Issend)
@@ -415,6 +420,7 @@ MICHI_ALIAS(Issend)
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
 		MPI_Comm comm, MPI_Request *request)
 {
+	MICHI_GATE("MPI_Irsend", Irsend, (buf, count, datatype, dest, tag, comm, request));
 	return isend(buf, count, datatype, dest, tag, comm, request, MTMI_MODE_READY, "MPI_Irsend");
 }
 MICHI_ALIAS(Irsend)
@@ -428,7 +434,6 @@ irecv(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
 	michi_status_t st;
 	int err;
 
-	MICHI_CHECK_INIT(fname);
 	if (ERRCHK && (err = michi_check_recv(c, comm, buf, count, datatype, source, tag, fname)))
 		return err;
 	if (ERRCHK && unlikely(!request))
@@ -464,7 +469,7 @@ irecv_fast(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 
 	if (unlikely(!c || !request || !buf || count < 0 ||
 		     (unsigned)source >= (unsigned)c->size ||
-		     (unsigned)tag > (unsigned)michi_state.tag_ub ||
+		     (unsigned)tag >= michi_state.fast_tag_end ||
 		     !michi_dt_builtin_valid(datatype)))
 		return 0;
 	b = mtmi_recv_bucket(source, tag, c->ctx);
@@ -486,6 +491,7 @@ static __attribute__((noinline)) int
 irecv_any(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 	  MPI_Comm comm, MPI_Request *request)
 {
+	MICHI_GATE("MPI_Irecv", Irecv, (buf, count, datatype, source, tag, comm, request));
 	return irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv");
 }
 
@@ -503,61 +509,61 @@ MICHI_ALIAS(Irecv)
 int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
 		MPI_Comm comm)
 {
+	MICHI_CHECK_INIT("MPI_Send_c");
 	return send_blocking(buf, count, datatype, dest, tag, comm, MTMI_MODE_STANDARD, "MPI_Send_c");
 }
-MICHI_ALIAS(Send_c)
 
 int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
 		 MPI_Comm comm)
 {
+	MICHI_CHECK_INIT("MPI_Ssend_c");
 	return send_blocking(buf, count, datatype, dest, tag, comm, MTMI_MODE_SYNC, "MPI_Ssend_c");
 }
-MICHI_ALIAS(Ssend_c)
 
 int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
 		 MPI_Comm comm)
 {
+	MICHI_CHECK_INIT("MPI_Rsend_c");
 	return send_blocking(buf, count, datatype, dest, tag, comm, MTMI_MODE_READY, "MPI_Rsend_c");
 }
-MICHI_ALIAS(Rsend_c)
 
 int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
 		 MPI_Comm comm, MPI_Request *request)
 {
+	MICHI_CHECK_INIT("MPI_Isend_c");
 	return isend(buf, count, datatype, dest, tag, comm, request, MTMI_MODE_STANDARD,
 		     "MPI_Isend_c");
 }
-MICHI_ALIAS(Isend_c)
 
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
 		  MPI_Comm comm, MPI_Request *request)
 {
+	MICHI_CHECK_INIT("MPI_Issend_c");
 	return isend(buf, count, datatype, dest, tag, comm, request, MTMI_MODE_SYNC,
 		     "MPI_Issend_c");
 }
-MICHI_ALIAS(Issend_c)
 
 int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
 		  MPI_Comm comm, MPI_Request *request)
 {
+	MICHI_CHECK_INIT("MPI_Irsend_c");
 	return isend(buf, count, datatype, dest, tag, comm, request, MTMI_MODE_READY,
 		     "MPI_Irsend_c");
 }
-MICHI_ALIAS(Irsend_c)
 
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
 		MPI_Comm comm, MPI_Status *status)
 {
+	MICHI_CHECK_INIT("MPI_Recv_c");
 	return recv_blocking(buf, count, datatype, source, tag, comm, status, "MPI_Recv_c");
 }
-MICHI_ALIAS(Recv_c)
 
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
 		 MPI_Comm comm, MPI_Request *request)
 {
+	MICHI_CHECK_INIT("MPI_Irecv_c");
 	return irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv_c");
 }
-MICHI_ALIAS(Irecv_c)
 
 /* ---- buffered sends ---------------------------------------------------------- */
 
@@ -573,7 +579,6 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 		return MPI_SUCCESS;
 	return michi_bsend_start(c, buf, count, datatype, dest, tag, "MPI_Bsend");
 }
-MICHI_ALIAS(Bsend)
 
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
 		MPI_Comm comm, MPI_Request *request)
@@ -595,7 +600,6 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 	return req_done_new(c, dest == MPI_PROC_NULL ? MPI_PROC_NULL : MPI_ANY_SOURCE,
 			    request, "MPI_Ibsend");
 }
-MICHI_ALIAS(Ibsend)
 
 /* ---- combined send-receive --------------------------------------------------- */
 
@@ -681,7 +685,6 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 		return michi_mtmi_error(c, &rm, "MPI_Sendrecv");
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Sendrecv)
 
 static __attribute__((noinline)) int
 sendrecv_replace_dt(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
@@ -750,7 +753,6 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 		*status = st;
 	return err;
 }
-MICHI_ALIAS(Sendrecv_replace)
 
 /* ---- probe ------------------------------------------------------------------- */
 
@@ -761,7 +763,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 	int src, tg, err;
 	size_t len;
 
-	MICHI_CHECK_INIT("MPI_Iprobe");
+	MICHI_GATE("MPI_Iprobe", Iprobe, (source, tag, comm, flag, status));
 	if (ERRCHK && (err = michi_check_recv(c, comm, NULL, 0, MPI_BYTE, source, tag, "MPI_Iprobe")))
 		return err;
 	if (ERRCHK && !flag)
@@ -793,7 +795,6 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 		mtmi_idle(&spins);
 	}
 }
-MICHI_ALIAS(Probe)
 
 /* A matched message (MPI_Message): the MTMI message and its communicator. */
 struct michi_message {
@@ -842,7 +843,6 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 		michi_status_set(status, src, tg, len, 0);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Improbe)
 
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
@@ -856,7 +856,6 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
 		mtmi_idle(&spins);
 	}
 }
-MICHI_ALIAS(Mprobe)
 
 /*
  * A matched receive into a derived or pair type: the message is taken
@@ -968,7 +967,6 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 		return michi_mtmi_error(c, &m, "MPI_Mrecv");
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Mrecv)
 
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 		MPI_Request *request)
@@ -993,4 +991,3 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
 	*request = (MPI_Request)michi_p2h(r);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Imrecv)

@@ -21,6 +21,7 @@ static __attribute__((noinline)) int wait_any(MPI_Request *request, MPI_Status *
 {
 	struct michi_request *r;
 
+	MICHI_GATE("MPI_Wait", Wait, (request, status));
 	if (ERRCHK && unlikely(!request))
 		return michi_err_null(NULL, "MPI_Wait", "request");
 	if (unlikely(*request == MPI_REQUEST_NULL)) {
@@ -42,13 +43,15 @@ static __attribute__((noinline)) int wait_any(MPI_Request *request, MPI_Status *
 /*
  * The leaf fast path: a valid nonpersistent request already complete
  * without error is released with no call; everything else (errors, the
- * null handle, persistent requests, waiting) tail-calls wait_any.
+ * null handle, persistent requests, waiting, and every call while
+ * michi_state.fast is clear) tail-calls wait_any, which passes the gate.
  */
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
 	struct michi_request *r;
 
-	if (likely(request != NULL && (ERRCHK || *request != MPI_REQUEST_NULL))) {
+	if (likely(michi_state.fast && request != NULL &&
+		   (ERRCHK || *request != MPI_REQUEST_NULL))) {
 		r = michi_req_get(*request);
 		if (likely(r && r->m.done && r->kind < MICHI_REQ_PSEND && !r->m.error)) {
 			if (status != MPI_STATUS_IGNORE)
@@ -67,6 +70,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
 	struct michi_request *r;
 
+	MICHI_GATE("MPI_Test", Test, (request, flag, status));
 	if (ERRCHK && unlikely(!request || !flag))
 		return michi_err_null(NULL, "MPI_Test", !request ? "request" : "flag");
 	if (unlikely(*request == MPI_REQUEST_NULL)) {
@@ -126,7 +130,6 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 		return michi_req_error(r, "MPI_Request_get_status", 0);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Request_get_status)
 
 /* ---- multiple completion ------------------------------------------------- */
 
@@ -218,6 +221,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
 	unsigned spins = 0;
 	int nfail = 0, err;
 
+	MICHI_GATE("MPI_Waitall", Waitall, (count, array_of_requests, array_of_statuses));
 	if (ERRCHK && (err = check_array(count, array_of_requests, "MPI_Waitall")))
 		return err;
 	while (sweep_all(count, array_of_requests, array_of_statuses, &nfail, &fc, "MPI_Waitall"))
@@ -234,6 +238,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
 	struct michi_comm *fc = NULL;
 	int nfail = 0, err;
 
+	MICHI_GATE("MPI_Testall", Testall, (count, array_of_requests, flag, array_of_statuses));
 	if (ERRCHK && (err = check_array(count, array_of_requests, "MPI_Testall")))
 		return err;
 	if (ERRCHK && !flag)
@@ -291,7 +296,6 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Sta
 	}
 	return finish_any(array_of_requests, i, index, status, "MPI_Waitany");
 }
-MICHI_ALIAS(Waitany)
 
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
 		 MPI_Status *status)
@@ -320,7 +324,6 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 	}
 	return finish_any(array_of_requests, i, index, status, "MPI_Testany");
 }
-MICHI_ALIAS(Testany)
 
 /* Complete every done request; returns how many, or MPI_UNDEFINED when no
  * request is active. */
@@ -379,7 +382,6 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
 	return some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses,
 		    1, "MPI_Waitsome");
 }
-MICHI_ALIAS(Waitsome)
 
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 		  int array_of_indices[], MPI_Status array_of_statuses[])
@@ -387,7 +389,6 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 	return some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses,
 		    0, "MPI_Testsome");
 }
-MICHI_ALIAS(Testsome)
 
 /* ---- cancel and free ------------------------------------------------------- */
 
@@ -415,7 +416,6 @@ int PMPI_Cancel(MPI_Request *request)
 		return michi_mpi_err_status(r->comm, st, "MPI_Cancel");
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Cancel)
 
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
@@ -424,7 +424,6 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 	*flag = status->count_hi_and_cancelled & 1;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Test_cancelled)
 
 /* A request the user freed: what it holds goes with it (a derived type's
  * staging, unread; a persistent request's reference on its type). */
@@ -464,7 +463,6 @@ int PMPI_Request_free(MPI_Request *request)
 	r->m.on_complete = free_when_done;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Request_free)
 
 /* ---- status queries ------------------------------------------------------------ */
 
@@ -499,7 +497,6 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 	*count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Get_count)
 
 /* Elements of a predefined type: pair types hold two elements each. */
 static int get_elements(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *out,
@@ -525,7 +522,6 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
 	*count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Get_elements)
 
 int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
@@ -533,7 +529,6 @@ int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count 
 		return michi_err_null(NULL, "MPI_Get_count_c", "count");
 	return get_count(status, datatype, count, "MPI_Get_count_c");
 }
-MICHI_ALIAS(Get_count_c)
 
 int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
@@ -541,7 +536,6 @@ int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 		return michi_err_null(NULL, "MPI_Get_elements_c", "count");
 	return get_elements(status, datatype, count, "MPI_Get_elements_c");
 }
-MICHI_ALIAS(Get_elements_c)
 
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
@@ -549,7 +543,6 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 		return michi_err_null(NULL, "MPI_Get_elements_x", "count");
 	return get_elements(status, datatype, count, "MPI_Get_elements_x");
 }
-MICHI_ALIAS(Get_elements_x)
 
 /* ---- persistent requests -------------------------------------------------------- */
 
@@ -597,7 +590,6 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
 			       MTMI_MODE_STANDARD, "MPI_Send_init");
 }
-MICHI_ALIAS(Send_init)
 
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
 		    MPI_Comm comm, MPI_Request *request)
@@ -605,7 +597,6 @@ int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
 			       MTMI_MODE_SYNC, "MPI_Ssend_init");
 }
-MICHI_ALIAS(Ssend_init)
 
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
 		    MPI_Comm comm, MPI_Request *request)
@@ -613,7 +604,6 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
 			       MTMI_MODE_READY, "MPI_Rsend_init");
 }
-MICHI_ALIAS(Rsend_init)
 
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
 		    MPI_Comm comm, MPI_Request *request)
@@ -621,7 +611,6 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
 			       MICHI_MODE_BUFFERED, "MPI_Bsend_init");
 }
-MICHI_ALIAS(Bsend_init)
 
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 		   MPI_Comm comm, MPI_Request *request)
@@ -629,7 +618,6 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
 	return persistent_init(buf, count, datatype, source, tag, comm, request, MICHI_REQ_PRECV,
 			       MTMI_MODE_STANDARD, "MPI_Recv_init");
 }
-MICHI_ALIAS(Recv_init)
 
 int michi_req_start(struct michi_request *r, const char *fname)
 {
@@ -693,7 +681,6 @@ int PMPI_Start(MPI_Request *request)
 		return michi_err_null(NULL, "MPI_Start", "request");
 	return start_one(request, "MPI_Start", "request");
 }
-MICHI_ALIAS(Start)
 
 int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
@@ -713,4 +700,3 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
 	}
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Startall)

@@ -75,7 +75,6 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
 	*status = c->topo ? c->topo->kind : MPI_UNDEFINED;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Topo_test)
 
 /* ---- Cartesian ---------------------------------------------------------- */
 
@@ -155,7 +154,6 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 	}
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Cart_create)
 
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
@@ -169,7 +167,6 @@ int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 	*ndims = c->topo->n[0];
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Cartdim_get)
 
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
@@ -185,7 +182,6 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
 	}
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Cart_get)
 
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
@@ -212,7 +208,6 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 	*rank = r;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Cart_rank)
 
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
@@ -236,7 +231,6 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 		free(out);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Cart_coords)
 
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
@@ -271,7 +265,6 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
 	*rank_dest = r[1];
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Cart_shift)
 
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
@@ -315,7 +308,6 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 	}
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Cart_sub)
 
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
@@ -333,7 +325,6 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
 	*newrank = c->rank < nnodes ? c->rank : MPI_UNDEFINED;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Cart_map)
 
 /*
  * Balanced dimensions (MPI-3.1 7.5.2): the free dimensions (0 on entry)
@@ -420,7 +411,6 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 	free(free_at);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Dims_create)
 
 /* ---- graphs ------------------------------------------------------------- */
 
@@ -463,7 +453,6 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int
 	n->topo = t;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Graph_create)
 
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
@@ -476,7 +465,6 @@ int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 	*nedges = c->topo->n[1];
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Graphdims_get)
 
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[])
 {
@@ -491,7 +479,6 @@ int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int ed
 		edges[i] = c->topo->v[c->topo->n[0] + i];
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Graph_get)
 
 static int graph_range(const struct michi_topo *t, int rank, int *first)
 {
@@ -512,7 +499,6 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 	*nneighbors = graph_range(c->topo, rank, &first);
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Graph_neighbors_count)
 
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
@@ -529,7 +515,6 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbor
 		neighbors[i] = c->topo->v[c->topo->n[0] + first + i];
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Graph_neighbors)
 
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank)
 {
@@ -546,7 +531,6 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[
 	*newrank = c->rank < nnodes ? c->rank : MPI_UNDEFINED;
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Graph_map)
 
 /* ---- distributed graphs ------------------------------------------------- */
 
@@ -621,7 +605,6 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
 			 destweights, !is_unweighted(sourceweights) && !is_unweighted(destweights),
 			 comm_dist_graph);
 }
-MICHI_ALIAS(Dist_graph_create_adjacent)
 
 /*
  * Every rank names edges (sources[i] -> destinations) of its choice. Each
@@ -749,7 +732,6 @@ out:
 	free(outw);
 	return err;
 }
-MICHI_ALIAS(Dist_graph_create)
 
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
@@ -763,7 +745,6 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree
 	*weighted = c->topo->n[2];
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Dist_graph_neighbors_count)
 
 int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
 			      int maxoutdegree, int destinations[], int destweights[])
@@ -787,4 +768,3 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
 	}
 	return MPI_SUCCESS;
 }
-MICHI_ALIAS(Dist_graph_neighbors)

@@ -12,8 +12,10 @@
  */
 #include "config.h"
 #include "mtmi_priv.h"
+#include "mtlock.h"
 
 #include <sched.h>
+#include <time.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +148,26 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/*
+ * An idle round of a thread that shares the process with other MPI
+ * threads: it gives the lock up (util/mtlock.h) and never sleeps in a
+ * device's kernel wait, since another thread may take the very event it
+ * would wait for; short sleeps instead bound the latency it adds.
+ */
+static void mtmi_idle_mt(unsigned long long n)
+{
+	unsigned depth = michi_mt_release();
+
+	if (n <= michi_wait.spin + michi_wait.yield || !michi_wait.may_block) {
+		sched_yield();
+	} else {
+		struct timespec ts = { 0, 50 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+	michi_mt_reacquire(depth);
+}
+
 void mtmi_idle(unsigned *spins)
 {
 	unsigned long long n;
@@ -155,6 +177,10 @@ void mtmi_idle(unsigned *spins)
 		return;
 	}
 	n = ++*spins;
+	if (unlikely(michi_mt)) {
+		mtmi_idle_mt(n);
+		return;
+	}
 	if (n <= michi_wait.spin)
 		cpu_relax();
 	else if (n <= michi_wait.spin + michi_wait.yield)

@@ -146,7 +146,7 @@ struct mtmi_stats {
 	uint64_t unexp_len;    /* messages on the unexpected queues now */
 	uint64_t unexp_max;    /* most of them at one time since mtmi_init */
 };
-extern struct mtmi_stats mtmi_stats;
+extern struct mtmi_stats mtmi_stats MICHI_HIDDEN;
 
 /* The fast paths of mtmi_isend/mtmi_irecv, inline for the MPI core's hot
  * paths: same arguments, same results as the out-of-line functions. */

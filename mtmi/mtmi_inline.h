@@ -58,11 +58,11 @@ struct mtmi_bucket {
 	struct mtmi_ulist unexp;     /* in arrival order */
 };
 
-extern struct mtmi_bucket *mtmi_buckets;
-extern uint32_t mtmi_bucket_mask;
-extern uint64_t mtmi_post_seq;
-extern uint32_t *mtmi_tx_seq;        /* per peer: next frame number to send */
-extern unsigned mtmi_nfailed;        /* peers that failed so far */
+extern struct mtmi_bucket *mtmi_buckets MICHI_HIDDEN;
+extern uint32_t mtmi_bucket_mask MICHI_HIDDEN;
+extern uint64_t mtmi_post_seq MICHI_HIDDEN;
+extern uint32_t *mtmi_tx_seq MICHI_HIDDEN;        /* per peer: next frame number to send */
+extern unsigned mtmi_nfailed MICHI_HIDDEN;        /* peers that failed so far */
 
 michi_status_t mtmi_isend_slow(const void *buf, size_t len, int peer, int src_rank,
 			       int tag, uint32_t ctx, int mode, struct mtmi_req *r);

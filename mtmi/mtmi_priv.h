@@ -51,12 +51,12 @@ struct mtmi_ctx {
 /* cookies handed to devices: requests as they are, messages tagged */
 #define MTMI_COOKIE_MSG 1u
 
-extern struct mtmi_rlist mtmi_pending_sends;
-extern struct mtmi_rlist mtmi_active_recvs;
-extern unsigned mtmi_nwild;
-extern int mtmi_nranks;
-extern uint32_t *mtmi_rx_seq;
-extern uint8_t *mtmi_peer_dead;
+extern struct mtmi_rlist mtmi_pending_sends MICHI_HIDDEN;
+extern struct mtmi_rlist mtmi_active_recvs MICHI_HIDDEN;
+extern unsigned mtmi_nwild MICHI_HIDDEN;
+extern int mtmi_nranks MICHI_HIDDEN;
+extern uint32_t *mtmi_rx_seq MICHI_HIDDEN;
+extern uint8_t *mtmi_peer_dead MICHI_HIDDEN;
 
 /* A receive or probe from peer can never be satisfied by a new message:
  * that rank failed, or, for MTMI_ANY_SOURCE, every other rank did. */
@@ -67,7 +67,7 @@ static inline int mtmi_peer_gone(int peer)
 	return peer == MTMI_ANY_SOURCE && mtmi_nranks > 1 &&
 	       mtmi_nfailed >= (unsigned)mtmi_nranks - 1;
 }
-extern void **mtmi_rx_cur;       /* per peer: cookie of the frame being received */
+extern void **mtmi_rx_cur MICHI_HIDDEN;       /* per peer: cookie of the frame being received */
 
 /* mtmi_queue.c */
 michi_status_t mtmi_queue_init(size_t nbuckets);

@@ -66,7 +66,7 @@ enum michi_log_level {
 	MICHI_LOG_TRACE,
 };
 
-extern int michi_log_level;   /* from MICHI_LOG: error|warn|info|debug|trace */
+extern int michi_log_level MICHI_HIDDEN;   /* from MICHI_LOG: error|warn|info|debug|trace */
 void michi_log_init(void);
 void michi_log_set_prefix(const char *prefix); /* e.g. "rank 3 on node1" */
 void michi_log_emit(int level, const char *fmt, ...)

@@ -171,7 +171,7 @@ struct shm_state {
 	size_t pending;           /* frames accepted and not yet fully in a ring */
 };
 
-extern struct shm_state shm;
+extern struct shm_state shm MICHI_HIDDEN;
 
 michi_status_t shm_send_slow(int peer, const struct iovec *iov, int iovcnt, void *cookie)
 	__attribute__((noinline));

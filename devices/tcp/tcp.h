@@ -189,14 +189,14 @@ struct tcp_state {
 	size_t nqueued;           /* frames waiting in send queues */
 };
 
-extern struct tcp_state tcp;
+extern struct tcp_state tcp MICHI_HIDDEN;
 
 /* tunables shared between the files */
-extern size_t tcp_rbuf_size;
-extern double tcp_connect_timeout;
-extern double tcp_handshake_timeout;
-extern int tcp_direct_poll;
-extern size_t tcp_lane_min;
+extern size_t tcp_rbuf_size MICHI_HIDDEN;
+extern double tcp_connect_timeout MICHI_HIDDEN;
+extern double tcp_handshake_timeout MICHI_HIDDEN;
+extern int tcp_direct_poll MICHI_HIDDEN;
+extern size_t tcp_lane_min MICHI_HIDDEN;
 
 /* tcp_iface.c */
 michi_status_t tcp_iface_card(uint16_t port, int all_local, char *card, size_t len);

@@ -21,11 +21,11 @@
 #include "michi.h"
 
 /* Per world rank: the socket when up with an empty queue, else -1. */
-extern int *tcp_fast_fd;
+extern int *tcp_fast_fd MICHI_HIDDEN;
 /* A message header whose unused fields stay zero, so a send writes only
  * the iovec fields. sendmsg() reads it before returning; with
  * MPI_THREAD_MULTIPLE this must become per thread. */
-extern struct msghdr tcp_fast_msg;
+extern struct msghdr tcp_fast_msg MICHI_HIDDEN;
 
 michi_status_t tcp_send_slow(int peer, const struct iovec *iov, int iovcnt, void *cookie)
 	__attribute__((noinline));
