@@ -265,6 +265,36 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 	return MPI_SUCCESS;
 }
 
+/* MPI-4: as much of the value as fits in *buflen characters with the
+ * terminator; *buflen becomes the length the whole value needs. */
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+{
+	struct michi_info *in;
+	int err, i;
+
+	INFO_ARG("MPI_Info_get_string", info, in);
+	if ((err = key_check("MPI_Info_get_string", key)))
+		return err;
+	if (ERRCHK && (!buflen || *buflen < 0 || (*buflen > 0 && !value) || !flag))
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Info_get_string",
+				     "(buflen=%d): NULL or negative buflen, NULL flag, or NULL "
+				     "value with a positive buflen", buflen ? *buflen : -1);
+	i = info_find(in, key);
+	*flag = i >= 0;
+	if (i >= 0) {
+		size_t n = strlen(in->kv[i].val);
+
+		if (*buflen > 0) {
+			size_t m = n < (size_t)*buflen - 1 ? n : (size_t)*buflen - 1;
+
+			memcpy(value, in->kv[i].val, m);
+			value[m] = '\0';
+		}
+		*buflen = (int)n + 1;
+	}
+	return MPI_SUCCESS;
+}
+
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
 	struct michi_info *in;

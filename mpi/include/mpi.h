@@ -1170,6 +1170,8 @@ int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value,
                  int *flag);
 int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
 int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen,
+                        char *value, int *flag);
 int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen,
                           int *flag);
 int MPI_Info_set(MPI_Info info, const char *key, const char *value);
@@ -2365,6 +2367,8 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value,
                   int *flag);
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys);
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen,
+                         char *value, int *flag);
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen,
                            int *flag);
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value);

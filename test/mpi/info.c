@@ -51,6 +51,22 @@ static void test_basic(void)
 	}
 	MPI_Info_get(in, "nope", MPI_MAX_INFO_VAL, val, &flag);
 	mtest_check(!flag, "absent key found");
+	/* MPI-4 Info_get_string: what fits, and the length the value needs */
+	len = 4;
+	memset(val, 'x', sizeof(val));
+	MPI_Info_get_string(in, "alpha", &len, val, &flag);
+	mtest_check(flag && len == 9 && !strcmp(val, "rep"),
+		    "get_string into 4: flag %d len %d value %s", flag, len, val);
+	len = 0;
+	MPI_Info_get_string(in, "mid", &len, val, &flag);
+	mtest_check(flag && len == 6, "get_string length query: flag %d len %d", flag, len);
+	len = (int)sizeof(val);
+	MPI_Info_get_string(in, "mid", &len, val, &flag);
+	mtest_check(flag && len == 6 && !strcmp(val, "three"), "get_string: %s, len %d", val,
+		    len);
+	len = 7;
+	MPI_Info_get_string(in, "nope", &len, val, &flag);
+	mtest_check(!flag && len == 7, "get_string of an absent key: flag %d len %d", flag, len);
 	MPI_Info_dup(in, &d);
 	MPI_Info_delete(in, "zeta");
 	MPI_Info_get_nkeys(in, &n);
