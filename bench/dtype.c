@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include <mpi.h>
+#include "bench_common.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,32 +93,6 @@ static void dt_usage(FILE *f)
 		DT_DEFAULT_N, DT_DEFAULT_N, DT_SCALE_ABOVE, DT_MIN_ITERS);
 }
 
-static int dt_parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int dt_parse_secs(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0 && v <= 3600))
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int dt_is_pingpong(enum dt_mode m)
 {
 	return m == DT_VECTOR || m == DT_INDEXED;
@@ -126,7 +101,6 @@ static int dt_is_pingpong(enum dt_mode m)
 /* Returns 0 to run, 1 after -h, -1 on bad usage; only rank 0 prints. */
 static int dt_parse(int argc, char **argv, struct dt_opts *o, int rank)
 {
-	char *colon;
 	int c, m;
 
 	o->mode = DT_VECTOR;
@@ -146,25 +120,19 @@ static int dt_parse(int argc, char **argv, struct dt_opts *o, int rank)
 			o->mode = m;
 			break;
 		case 'm':
-			colon = strchr(optarg, ':');
-			if (!colon)
-				goto err_bad;
-			*colon = '\0';
-			if (dt_parse_long(optarg, 1, DT_MAX_N, &o->min) ||
-			    dt_parse_long(colon + 1, 1, DT_MAX_N, &o->max) ||
-			    o->min > o->max)
+			if (bench_parse_range(optarg, 1, DT_MAX_N, &o->min, &o->max))
 				goto err_bad;
 			break;
 		case 'i':
-			if (dt_parse_long(optarg, 1, 1L << 40, &o->iters))
+			if (bench_parse_long(optarg, 1, 1L << 40, &o->iters))
 				goto err_bad;
 			break;
 		case 'w':
-			if (dt_parse_long(optarg, 0, 1L << 40, &o->warmup))
+			if (bench_parse_long(optarg, 0, 1L << 40, &o->warmup))
 				goto err_bad;
 			break;
 		case 's':
-			if (dt_parse_secs(optarg, &o->budget))
+			if (bench_parse_secs(optarg, &o->budget))
 				goto err_bad;
 			break;
 		case 'h':
@@ -339,20 +307,12 @@ static void dt_check(struct dt_ctx *c, const double *buf,
 
 static long dt_pp_iters(const struct dt_opts *o, long bytes)
 {
-	long n = o->iters;
-
-	if (bytes > DT_SCALE_ABOVE)
-		n = (long)((double)n * DT_SCALE_ABOVE / bytes);
-	if (n < DT_MIN_ITERS && o->iters >= DT_MIN_ITERS)
-		n = DT_MIN_ITERS;
-	return n < 1 ? 1 : n;
+	return bench_scaled_iters(o->iters, bytes, DT_SCALE_ABOVE, DT_MIN_ITERS);
 }
 
 static long dt_pp_warmup(const struct dt_opts *o, long n)
 {
-	if (o->warmup >= 0)
-		return o->warmup;
-	return n / 10 < 2 ? 2 : n / 10;
+	return bench_warmup(o->warmup, n);
 }
 
 static void dt_recv_one(struct dt_ctx *c, double *buf, MPI_Datatype type,

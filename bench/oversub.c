@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include <mpi.h>
+#include "bench_common.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,36 +64,9 @@ static void os_usage(FILE *f)
 		"  -i  at most this many timed iterations per size (default 1000000)\n");
 }
 
-static int os_parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int os_parse_secs(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0 && v <= 3600))
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* Returns 0 to run, 1 after -h, -1 on bad usage; only rank 0 prints. */
 static int os_parse(int argc, char **argv, struct os_opts *o, int rank)
 {
-	char *colon;
 	int c;
 
 	o->mode = OS_RING;
@@ -115,21 +89,15 @@ static int os_parse(int argc, char **argv, struct os_opts *o, int rank)
 			o->barrier = 1;
 			break;
 		case 'm':
-			colon = strchr(optarg, ':');
-			if (!colon)
-				goto err_bad;
-			*colon = '\0';
-			if (os_parse_long(optarg, 0, OS_MAX_SIZE, &o->min) ||
-			    os_parse_long(colon + 1, 0, OS_MAX_SIZE, &o->max) ||
-			    o->min > o->max)
+			if (bench_parse_range(optarg, 0, OS_MAX_SIZE, &o->min, &o->max))
 				goto err_bad;
 			break;
 		case 's':
-			if (os_parse_secs(optarg, &o->budget))
+			if (bench_parse_secs(optarg, &o->budget))
 				goto err_bad;
 			break;
 		case 'i':
-			if (os_parse_long(optarg, 1, 1L << 40, &o->max_iters))
+			if (bench_parse_long(optarg, 1, 1L << 40, &o->max_iters))
 				goto err_bad;
 			break;
 		case 'h':

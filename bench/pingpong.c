@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <mpi.h>
+#include "bench_common.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,22 +48,8 @@ static void pp_usage(FILE *f)
 		PP_WINDOW, PP_SCALE_ABOVE, PP_MIN_ITERS);
 }
 
-static int pp_parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int pp_parse(int argc, char **argv, struct pp_opts *o)
 {
-	char *colon;
 	int c;
 
 	o->mode = PP_LAT;
@@ -81,21 +68,15 @@ static int pp_parse(int argc, char **argv, struct pp_opts *o)
 				goto err_bad;
 			break;
 		case 'm':
-			colon = strchr(optarg, ':');
-			if (!colon)
-				goto err_bad;
-			*colon = '\0';
-			if (pp_parse_long(optarg, 0, PP_MAX_SIZE, &o->min) ||
-			    pp_parse_long(colon + 1, 0, PP_MAX_SIZE, &o->max) ||
-			    o->min > o->max)
+			if (bench_parse_range(optarg, 0, PP_MAX_SIZE, &o->min, &o->max))
 				goto err_bad;
 			break;
 		case 'i':
-			if (pp_parse_long(optarg, 1, 1L << 40, &o->iters))
+			if (bench_parse_long(optarg, 1, 1L << 40, &o->iters))
 				goto err_bad;
 			break;
 		case 'w':
-			if (pp_parse_long(optarg, 0, 1L << 40, &o->warmup))
+			if (bench_parse_long(optarg, 0, 1L << 40, &o->warmup))
 				goto err_bad;
 			break;
 		case 'h':
@@ -118,20 +99,12 @@ err_bad:
 
 static long pp_iters(const struct pp_opts *o, long size)
 {
-	long n = o->iters;
-
-	if (size > PP_SCALE_ABOVE)
-		n = (long)((double)n * PP_SCALE_ABOVE / size);
-	if (n < PP_MIN_ITERS && o->iters >= PP_MIN_ITERS)
-		n = PP_MIN_ITERS;
-	return n < 1 ? 1 : n;
+	return bench_scaled_iters(o->iters, size, PP_SCALE_ABOVE, PP_MIN_ITERS);
 }
 
 static long pp_warmup(const struct pp_opts *o, long n)
 {
-	if (o->warmup >= 0)
-		return o->warmup;
-	return n / 10 < 2 ? 2 : n / 10;
+	return bench_warmup(o->warmup, n);
 }
 
 /* Returns the elapsed seconds of n round trips, measured on rank 0. */
