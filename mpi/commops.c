@@ -61,11 +61,14 @@ static void mask_and(const struct coll_op *o, const void *in, void *inout, size_
  * (the parent's context id, and the tag of Comm_create_group) goes first,
  * as in MPICH. A flag word ANDed with the map says whether every member
  * offered its map: only then does an empty result mean no id is left.
- * A single thread always finds the map free and needs one round.
- * One-process communicators (dups of MPI_COMM_SELF) never wait for the
- * map, since its holder may be waiting for a process that is itself
- * stuck in such a creation: they take an id outside the lent map, which
- * leaves the highest few free ids out for them.
+ * Under threads nobody takes the map in an allocation's first round: that
+ * round only gathers its members, so a holder of the map waits for
+ * processes that are all running rounds of the same allocation, never for
+ * one that has yet to arrive (which could be held up by the map here
+ * being lent: MPICH's threads/comm/comm_create_group_threads2 made this
+ * cycle, and so did threads/comm/comm_dup_deadlock, where the process
+ * that did not come was held up in a dup of MPI_COMM_SELF). A single
+ * thread always finds the map free and needs one round.
  */
 struct ctx_waiter {
 	uint64_t key;
@@ -75,46 +78,14 @@ struct ctx_waiter {
 static struct ctx_waiter *ctx_queue;    /* waiting allocations, lowest key first */
 static int ctx_mask_busy;
 
-/* While the map is lent, one-process communicators take the highest id
- * that is free and not lent. The map keeps the highest CTX_SPARE free ids
- * back for them (ctx_spare, computed when an id is taken or given back). */
-#define CTX_SPARE 16
-static uint32_t ctx_lent[CTX_WORDS], ctx_spare[CTX_WORDS];
-
-static void ctx_spare_update(void)
-{
-	int i, b, n = 0;
-
-	memset(ctx_spare, 0, sizeof(ctx_spare));
-	for (i = CTX_WORDS - 1; i >= 0 && n < CTX_SPARE; i--)
-		for (b = 31; b >= 0 && n < CTX_SPARE; b--)
-			if (!(ctx_used[i] >> b & 1)) {
-				ctx_spare[i] |= 1u << b;
-				n++;
-			}
-	/* with this few ids left, or without threads (no one-process
-	 * creation can run meanwhile), nothing is kept back */
-	if (n < CTX_SPARE || !michi_mt)
-		memset(ctx_spare, 0, sizeof(ctx_spare));
-}
-
-static int ctx_take_unlent(uint32_t *ctx)
+/* Offer this process's map and mark it lent. */
+static void ctx_lend(uint32_t *bits)
 {
 	int i;
 
-	for (i = CTX_WORDS - 1; i >= 0; i--) {
-		uint32_t avail = ~ctx_used[i] & ~ctx_lent[i];
-
-		if (avail) {
-			int b = 31 - __builtin_clz(avail);
-
-			ctx_used[i] |= 1u << b;
-			ctx_spare_update();
-			*ctx = (uint32_t)(i * 32 + b) * 2;
-			return 1;
-		}
-	}
-	return 0;
+	for (i = 0; i < CTX_WORDS; i++)
+		bits[i] = ~ctx_used[i];
+	ctx_mask_busy = 1;
 }
 
 static void ctx_enqueue(struct ctx_waiter *w)
@@ -144,41 +115,25 @@ static michi_status_t ctx_alloc_among(const struct coll_comm *cc, uint64_t key, 
 	struct ctx_waiter me = { .key = key };
 	unsigned spins = 0;
 	michi_status_t st;
-	int i, own, full = 0;
+	int own, round = 0;
 
 	ctx_enqueue(&me);
 	for (;;) {
-		/* a one-process communicator needs no agreement, and must not
-		 * wait for the map: the thread that has it may be waiting for
-		 * a process whose own one-process creation waits for its map */
-		if (cc->size == 1 && ctx_mask_busy && ctx_take_unlent(ctx)) {
-			st = MICHI_OK;
-			break;
-		}
-		own = !ctx_mask_busy && ctx_queue == &me;
-		for (i = 0; i < CTX_WORDS; i++)
-			freebits[i] = own ? ~ctx_used[i] & ~(full ? 0 : ctx_spare[i]) : 0;
+		own = !ctx_mask_busy && ctx_queue == &me && (round > 0 || !michi_mt);
+		round++;
+		if (own)
+			ctx_lend(freebits);
+		else
+			memset(freebits, 0, sizeof(uint32_t) * CTX_WORDS);
 		freebits[CTX_WORDS] = (uint32_t)own;
-		if (own) {
-			ctx_mask_busy = 1;
-			memcpy(ctx_lent, freebits, sizeof(ctx_lent));
-		}
 		st = coll_allreduce_recdbl(cc, NULL, freebits, CTX_WORDS + 1, &op);
-		if (own) {
+		if (own)
 			ctx_mask_busy = 0;
-			memset(ctx_lent, 0, sizeof(ctx_lent));
-		}
 		if (st < 0)
 			break;
 		if (own && !michi_ctx_take(freebits, ctx)) {
 			st = MICHI_OK;
 			break;
-		}
-		if (freebits[CTX_WORDS] && !full) {
-			/* every process offered its map but the spares: the
-			 * same result everywhere, so all try once more with them */
-			full = 1;
-			continue;
 		}
 		if (freebits[CTX_WORDS]) {
 			st = michi_err(MICHI_ERR_NOMEM, "all %d communicator context ids are in "
@@ -188,27 +143,11 @@ static michi_status_t ctx_alloc_among(const struct coll_comm *cc, uint64_t key, 
 		}
 		/* let the thread that has the map finish (a one-rank
 		 * allreduce never waits, so it would not give the lock up) */
-		mtmi_idle(&spins);
+		if (round > 1)
+			mtmi_idle(&spins);
 	}
 	ctx_dequeue(&me);
 	return st;
-}
-
-/* The intercommunicator constructors agree on an id over two groups with
- * calls of their own: they hold the map for the whole time instead. */
-void michi_ctx_hold(void)
-{
-	unsigned spins = 0;
-
-	while (ctx_mask_busy || ctx_queue)
-		mtmi_idle(&spins);
-	ctx_mask_busy = 1;
-}
-
-void michi_ctx_unhold(void)
-{
-	ctx_mask_busy = 0;
-	memset(ctx_lent, 0, sizeof(ctx_lent));
 }
 
 /* The lowest context id free on every rank of parent (collective). */
@@ -223,16 +162,23 @@ static michi_status_t ctx_alloc(const struct michi_comm *parent, uint32_t *ctx)
 static void ctx_release(uint32_t ctx)
 {
 	ctx_used[ctx / 64] &= ~(1u << (ctx / 2 % 32));
-	ctx_spare_update();
 }
 
-/* (between michi_ctx_hold and michi_ctx_unhold) */
-void michi_ctx_free_bits(uint32_t *bits)
+/* The intercommunicator constructors agree on an id over two groups with
+ * calls of their own: they wait until the map is free and hold it until
+ * michi_ctx_return, the whole agreement long. */
+void michi_ctx_lend(uint32_t *bits)
 {
-	int i;
+	unsigned spins = 0;
 
-	for (i = 0; i < CTX_WORDS; i++)
-		bits[i] = ctx_lent[i] = ~ctx_used[i] & ~ctx_spare[i];
+	while (ctx_mask_busy || ctx_queue)
+		mtmi_idle(&spins);
+	ctx_lend(bits);
+}
+
+void michi_ctx_return(void)
+{
+	ctx_mask_busy = 0;
 }
 
 int michi_ctx_take(const uint32_t *bits, uint32_t *ctx)
@@ -244,7 +190,6 @@ int michi_ctx_take(const uint32_t *bits, uint32_t *ctx)
 			int b = __builtin_ctz(bits[i]);
 
 			ctx_used[i] |= 1u << b;
-			ctx_spare_update();
 			*ctx = (uint32_t)(i * 32 + b) * 2;
 			return 0;
 		}

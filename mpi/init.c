@@ -297,8 +297,7 @@ static int do_init(const char *fname, int required, int *provided)
 
 	comm_init_predefined();
 	michi_state.tag_ub = 0x7fffffff;
-	michi_state.thread_level = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
-				 : required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required;
+	michi_state.thread_level = michi_thread_level(required);
 	if (provided)
 		*provided = michi_state.thread_level;
 	michi_info_env_init(michi_state.thread_level);

@@ -67,8 +67,7 @@ static int inter_ctx(struct michi_comm *c, uint32_t *ctx)
 	uint32_t mine[MICHI_CTX_WORDS], theirs[MICHI_CTX_WORDS];
 	int err, i;
 
-	michi_ctx_hold();
-	michi_ctx_free_bits(mine);
+	michi_ctx_lend(mine);
 	err = PMPI_Allreduce(MPI_IN_PLACE, mine, MICHI_CTX_WORDS, MPI_UINT32_T, MPI_BAND,
 			     c->local->handle);
 	if (!err)
@@ -78,7 +77,7 @@ static int inter_ctx(struct michi_comm *c, uint32_t *ctx)
 	if (!err && michi_ctx_take(mine, ctx))
 		err = inter_err(c, "intercommunicator", MPI_ERR_INTERN,
 				"no communicator context id is free on every process");
-	michi_ctx_unhold();
+	michi_ctx_return();
 	return err;
 }
 
@@ -109,7 +108,7 @@ static int inter_create_ids(struct michi_comm *lc, int lead, int local_leader,
 	MPI_Comm local_comm = lc->handle;
 	int nremote = 0, *remote = NULL, err, i;
 
-	michi_ctx_free_bits(bits);
+	michi_ctx_lend(bits);
 	err = PMPI_Allreduce(MPI_IN_PLACE, bits, MICHI_CTX_WORDS, MPI_UINT32_T, MPI_BAND,
 			     local_comm);
 	if (err)
@@ -196,10 +195,9 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 	err = PMPI_Comm_dup(local_comm, &local);
 	if (err)
 		return err;
-	michi_ctx_hold();
 	err = inter_create_ids(lc, lead, local_leader, peer_comm, remote_leader, tag, &remote,
 			       &nremote, &ctx);
-	michi_ctx_unhold();
+	michi_ctx_return();
 	if (err) {
 		PMPI_Comm_free(&local);
 		return err;

@@ -309,17 +309,15 @@ struct michi_comm {
 };
 
 /* Context ids and communicator objects (mpi/commops.c), for the
- * intercommunicator constructors of mpi/intercomm.c: the ids free here
- * (one bit each, MICHI_CTX_WORDS words), take the lowest id free in an
- * agreed map, give one back; a communicator over n world ranks. */
+ * intercommunicator constructors of mpi/intercomm.c: lend the ids free
+ * here (one bit each, MICHI_CTX_WORDS words) and end the loan, take the
+ * lowest id free in an agreed map, give one back; a communicator over n
+ * world ranks. */
 #define MICHI_CTX_WORDS 32
-void michi_ctx_free_bits(uint32_t *bits);
+void michi_ctx_lend(uint32_t *bits);   /* waits for the map; michi_ctx_return after */
+void michi_ctx_return(void);
 int michi_ctx_take(const uint32_t *bits, uint32_t *ctx);
 void michi_ctx_release(uint32_t ctx);
-/* Around michi_ctx_free_bits..michi_ctx_take: keeps threads that create
- * other communicators from offering the same ids meanwhile. */
-void michi_ctx_hold(void);
-void michi_ctx_unhold(void);
 struct michi_comm *michi_comm_new(const struct michi_comm *parent, const int *world, int n,
 				  int rank, uint32_t ctx);
 /* An intercommunicator's dup, split and create (mpi/intercomm.c). */
@@ -489,6 +487,12 @@ int michi_not_initialized(const char *fname) __attribute__((cold));
 } while (0)
 /* 0: go on (lock held), -1: take the lock, else an MPI error code */
 int michi_gate(const char *fname);
+/* The thread level provided for a required one: every level is. */
+static inline int michi_thread_level(int required)
+{
+	return required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+	     : required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required;
+}
 /* MPI's and MPI_T's thread levels: MULTIPLE (1) or less (0) */
 void michi_mt_mpi(int on);
 void michi_mt_tool(int on);

@@ -359,8 +359,7 @@ int PMPI_T_init_thread(int required, int *provided)
 			return err;
 	}
 	mpit_refs++;
-	*provided = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
-		  : required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required;
+	*provided = michi_thread_level(required);
 	if (*provided == MPI_THREAD_MULTIPLE)
 		michi_mt_tool(1);
 	return MPI_SUCCESS;

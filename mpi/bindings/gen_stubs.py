@@ -58,6 +58,11 @@ class Func:
         return "%s %s%s(%s)" % (self.ret, prefix, self.name,
                                 ", ".join(self.params) or "void")
 
+    def decl_as(self, prefix):
+        """The prototype under another name: prefix + the name after MPI_."""
+        return "%s %s%s(%s)" % (self.ret, prefix, self.name[4:],
+                                ", ".join(self.params) or "void")
+
 
 def split_params(text):
     """Split a parameter list at the commas outside parentheses."""
@@ -200,12 +205,11 @@ def write_locked_header(funcs, defined, aliased, out):
             continue
         base = f.name[4:]
         if f.name in aliased:
-            out.write("%s;\n" % f.decl("michi_locked_").replace(
-                "michi_locked_MPI_", "michi_locked_"))
+            out.write("%s;\n" % f.decl_as("michi_locked_"))
         else:
             out.write("%s;\n#ifndef MICHI_LOCKED_WRAPPERS\n"
                       "#define PMPI_%s michi_impl_%s\n#endif\n"
-                      % (f.decl("michi_impl_").replace("michi_impl_MPI_", "michi_impl_"),
+                      % (f.decl_as("michi_impl_"),
                          base, base))
     out.write("\n#endif\n")
 
@@ -231,8 +235,7 @@ def write_locked_source(funcs, defined, aliased, out):
         base, args = f.name[4:], call_args(f)
         ret = "" if f.ret == "void" else "%s ret_ = " % f.ret
         if f.name in aliased:
-            out.write("\n%s\n{\n" % f.decl("michi_locked_").replace(
-                "michi_locked_MPI_", "michi_locked_"))
+            out.write("\n%s\n{\n" % f.decl_as("michi_locked_"))
             callee = "PMPI_" + base
         else:
             out.write("\n#pragma weak %s = P%s\n%s\n{\n" % (f.name, f.name, f.decl("P")))
