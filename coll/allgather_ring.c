@@ -5,39 +5,32 @@
  * neighbour and receives the next one from its left, so after n - 1 steps
  * each rank holds all blocks and every link carried each block once.
  */
-#include "coll.h"
+#include "schedule.h"
 
-static char *ag_block(void *rbuf, const int *counts, const int *displs, size_t ucount,
-		      size_t extent, int i, size_t *len)
+int coll_build_allgatherv_ring(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+			       const int *counts, const int *displs, size_t ucount, size_t extent)
 {
-	*len = (counts ? (size_t)counts[i] : ucount) * extent;
-	return (char *)rbuf + (counts ? (ptrdiff_t)displs[i] : (ptrdiff_t)(i * ucount)) *
-	       (ptrdiff_t)extent;
-}
-
-michi_status_t coll_allgatherv_ring(const struct coll_comm *c, const void *sbuf, size_t slen,
-				    void *rbuf, const int *counts, const int *displs,
-				    size_t ucount, size_t extent)
-{
-	int n = c->size, right = (c->rank + 1) % n, left = (c->rank - 1 + n) % n, k;
-	michi_status_t st;
+	int n = s->c.size, rank = s->c.rank, k;
+	int right = (rank + 1) % n, left = (rank - 1 + n) % n;
 	size_t len;
-	char *own = ag_block(rbuf, counts, displs, ucount, extent, c->rank, &len);
+	char *own = coll_block(rbuf, counts, displs, ucount, extent, rank, &len);
 
-	if (sbuf && slen != len)
-		return michi_err(MICHI_ERR_TRUNCATE, "rank %d sends %zu bytes but its block holds %zu",
-				 c->rank, slen, len);
-	if (sbuf && slen)
-		memmove(own, sbuf, slen);
-	for (k = 0; k < n - 1; k++) {
-		int sb = (c->rank - k + n) % n, rb = (c->rank - k - 1 + n) % n;
-		size_t slen_k, rlen_k;
-		char *s = ag_block(rbuf, counts, displs, ucount, extent, sb, &slen_k);
-		char *r = ag_block(rbuf, counts, displs, ucount, extent, rb, &rlen_k);
-
-		st = coll_sendrecv(c, s, slen_k, right, r, rlen_k, left, COLL_TAG_ALLGATHER);
-		if (st < 0)
-			return st;
+	if (sbuf && slen != len) {
+		s->error = michi_err(MICHI_ERR_TRUNCATE, "rank %d sends %zu bytes but its block "
+				     "holds %zu", rank, slen, len);
+		return -1;
 	}
-	return MICHI_OK;
+	if (sbuf && coll_sched_copy(s, sbuf, own, slen))
+		return -1;
+	for (k = 0; k < n - 1; k++) {
+		size_t sl, rl;
+		char *sb = coll_block(rbuf, counts, displs, ucount, extent, (rank - k + n) % n, &sl);
+		char *rb = coll_block(rbuf, counts, displs, ucount, extent, (rank - k - 1 + n) % n,
+				      &rl);
+
+		if (coll_sched_recv(s, rb, rl, left) || coll_sched_send(s, sb, sl, right))
+			return -1;
+		coll_sched_fence(s);
+	}
+	return 0;
 }

@@ -8,46 +8,40 @@
  * cores, a core switches between its ranks about twice per call instead
  * of once per round of recursive doubling, which is where the time goes.
  */
-#include <stdlib.h>
+#include "schedule.h"
 
-#include "coll.h"
-
-michi_status_t coll_allreduce_flat(const struct coll_comm *c, const void *sbuf, void *rbuf,
-				   size_t count, const struct coll_op *op)
+int coll_build_allreduce_flat(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count)
 {
-	int n = c->size, i;
-	size_t len = count * op->extent;
-	michi_status_t st = MICHI_OK;
-	char stackbuf[512], *acc, *tmp;
+	int n = s->c.size, i;
+	size_t len = count * s->op.extent;
+	char *in;
 
-	if (sbuf && len)
-		memcpy(rbuf, sbuf, len);
+	if (sbuf && coll_sched_copy(s, sbuf, rbuf, len))
+		return -1;
 	if (n == 1)
-		return MICHI_OK;
-	if (c->rank != 0) {
-		st = coll_send(c, rbuf, len, 0, COLL_TAG_ALLREDUCE);
-		if (st >= 0)
-			st = coll_recv(c, rbuf, len, 0, COLL_TAG_ALLREDUCE);
-		return st;
+		return 0;
+	if (s->c.rank != 0) {
+		if (coll_sched_send(s, rbuf, len, 0))
+			return -1;
+		coll_sched_fence(s);
+		return coll_sched_recv(s, rbuf, len, 0);
 	}
-	acc = 2 * len <= sizeof(stackbuf) ? stackbuf : malloc(2 * len);
-	if (!acc)
-		return michi_err(MICHI_ERR_NOMEM, "no memory for a %zu-byte allreduce", len);
-	tmp = acc + len;
-	/* x0 op (x1 op (... op x(n-1))): the last input first */
-	st = coll_recv(c, acc, len, n - 1, COLL_TAG_ALLREDUCE);
-	for (i = n - 2; st >= 0 && i >= 1; i--) {
-		st = coll_recv(c, tmp, len, i, COLL_TAG_ALLREDUCE);
-		if (st >= 0)
-			op->apply(op, tmp, acc, count);
-	}
-	if (st >= 0) {
-		op->apply(op, rbuf, acc, count);
-		memcpy(rbuf, acc, len);
-		for (i = 1; st >= 0 && i < n; i++)
-			st = coll_send(c, rbuf, len, i, COLL_TAG_ALLREDUCE);
-	}
-	if (acc != stackbuf)
-		free(acc);
-	return st;
+	/* every input at once, then x0 op (x1 op (... op x(n-1))) */
+	if (!(in = coll_sched_tmp(s, (size_t)(n - 1) * len)))
+		return -1;
+	for (i = 1; i < n; i++)
+		if (coll_sched_recv(s, in + (size_t)(i - 1) * len, len, i))
+			return -1;
+	coll_sched_fence(s);
+	for (i = n - 2; i >= 1; i--)
+		if (coll_sched_reduce(s, in + (size_t)(i - 1) * len, in + (size_t)(n - 2) * len,
+				      count))
+			return -1;
+	if (coll_sched_reduce(s, rbuf, in + (size_t)(n - 2) * len, count) ||
+	    coll_sched_copy(s, in + (size_t)(n - 2) * len, rbuf, len))
+		return -1;
+	for (i = 1; i < n; i++)
+		if (coll_sched_send(s, rbuf, len, i))
+			return -1;
+	return 0;
 }

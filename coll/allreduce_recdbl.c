@@ -1,63 +1,85 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * coll/allreduce_recdbl.c: recursive-doubling allreduce for commutative
- * ops. With p the largest power of two <= n and r = n - p, the first 2r
- * ranks pair up and each even one hands its data to the odd one, leaving
- * p participants; those exchange and combine with partners at distance
- * 1, 2, 4 ... (log2 p rounds), and the odd ranks finally hand the result
- * back to their even partners. Both partners of a round combine the same
- * two values with a commutative op, so every rank ends bit-identical.
+ * coll/allreduce_recdbl.c: recursive-doubling allreduce. With p the
+ * largest power of two <= n and r = n - p, the first 2r ranks pair up and
+ * each even one hands its data to the odd one, leaving p participants;
+ * those exchange and combine with partners at distance 1, 2, 4 ...
+ * (log2 p rounds), and the odd ranks finally hand the result back to
+ * their even partners. The participants' numbering keeps rank order and
+ * each combination puts the lower rank's operand first, so an op that does
+ * not commute is reduced in rank order too, and both partners of a round
+ * compute the same bits.
  */
-#include <stdlib.h>
+#include "schedule.h"
 
-#include "coll.h"
-
-michi_status_t coll_allreduce_recdbl(const struct coll_comm *c, const void *sbuf, void *rbuf,
-				     size_t count, const struct coll_op *op)
+/*
+ * The fold both allreduce builders start with: the input into rbuf, and
+ * with p the largest power of two <= n and r = n - p, each even rank of
+ * the first 2r hands its data to the odd one after it (which folds it in
+ * through spare) and takes the result back at the end. Returns 1 when
+ * this rank's part is complete, 0 with *vr its number among the p that
+ * go on, -1 out of memory.
+ */
+int coll_fold_in(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count, char *spare,
+		 int *p_out, int *r_out, int *vr)
 {
-	int n = c->size, rank = c->rank, p = 1, r, vr, mask;
-	size_t len = count * op->extent;
-	michi_status_t st = MICHI_OK;
-	char *tmp;
+	int n = s->c.size, rank = s->c.rank, p = 1, r;
+	size_t len = count * s->op.extent;
 
-	if (sbuf && len)
-		memcpy(rbuf, sbuf, len);
-	if (n == 1)
-		return MICHI_OK;
+	if (sbuf && coll_sched_copy(s, sbuf, rbuf, len))
+		return -1;
 	while (p * 2 <= n)
 		p *= 2;
 	r = n - p;
-	tmp = malloc(len ? len : 1);
-	if (!tmp)
-		return michi_err(MICHI_ERR_NOMEM, "no memory for a %zu-byte allreduce", len);
-
-	if (rank < 2 * r) {
-		if (rank % 2 == 0) {
-			st = coll_send(c, rbuf, len, rank + 1, COLL_TAG_ALLREDUCE);
-			vr = -1;
-		} else {
-			st = coll_recv(c, tmp, len, rank - 1, COLL_TAG_ALLREDUCE);
-			if (st >= 0)
-				op->apply(op, tmp, rbuf, count);
-			vr = rank / 2;
-		}
-	} else {
-		vr = rank - r;
+	*p_out = p;
+	*r_out = r;
+	*vr = rank >= 2 * r ? rank - r : rank / 2;
+	if (n == 1 || rank >= 2 * r)
+		return n == 1;
+	if (rank % 2 == 0) {
+		if (coll_sched_send(s, rbuf, len, rank + 1))
+			return -1;
+		coll_sched_fence(s);
+		return coll_sched_recv(s, rbuf, len, rank + 1) ? -1 : 1;
 	}
-	for (mask = 1; st >= 0 && vr >= 0 && mask < p; mask <<= 1) {
+	if (coll_sched_recv(s, spare, len, rank - 1))
+		return -1;
+	coll_sched_fence(s);
+	return coll_sched_reduce(s, spare, rbuf, count) ? -1 : 0;   /* (rank - 1) op mine */
+}
+
+int coll_build_allreduce_recdbl(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count)
+{
+	int rank = s->c.rank, p, r, vr, mask, done;
+	size_t len = count * s->op.extent;
+	char *acc = rbuf, *spare;
+
+	if (!(spare = coll_sched_tmp(s, len)))
+		return -1;
+	if ((done = coll_fold_in(s, sbuf, rbuf, count, spare, &p, &r, &vr)))
+		return done < 0 ? -1 : 0;
+	for (mask = 1; mask < p; mask <<= 1) {
 		int vpeer = vr ^ mask;
 		int peer = vpeer < r ? vpeer * 2 + 1 : vpeer + r;
 
-		st = coll_sendrecv(c, rbuf, len, peer, tmp, len, peer, COLL_TAG_ALLREDUCE);
-		if (st >= 0)
-			op->apply(op, tmp, rbuf, count);
+		if (coll_sched_recv(s, spare, len, peer) || coll_sched_send(s, acc, len, peer))
+			return -1;
+		coll_sched_fence(s);
+		if (vpeer < vr || s->op.commute) {
+			if (coll_sched_reduce(s, spare, acc, count))
+				return -1;
+		} else {
+			char *x = acc;
+
+			if (coll_sched_reduce(s, acc, spare, count))
+				return -1;
+			acc = spare;
+			spare = x;
+		}
 	}
-	if (st >= 0 && rank < 2 * r) {
-		if (rank % 2 == 0)
-			st = coll_recv(c, rbuf, len, rank + 1, COLL_TAG_ALLREDUCE);
-		else
-			st = coll_send(c, rbuf, len, rank - 1, COLL_TAG_ALLREDUCE);
-	}
-	free(tmp);
-	return st;
+	if (coll_sched_copy(s, acc, rbuf, len))
+		return -1;
+	if (rank < 2 * r)
+		return coll_sched_send(s, rbuf, len, rank - 1);
+	return 0;
 }

@@ -5,40 +5,18 @@
  * 2^k; after ceil(log2 n) rounds every rank has heard, directly or
  * transitively, from every other. Works for any n, no power of two needed.
  */
-#include "coll.h"
-#include "mtmi.h"
+#include "schedule.h"
 
-michi_status_t coll_barrier_dissem(const struct coll_comm *c)
+int coll_build_barrier_dissem(struct coll_sched *s)
 {
-	struct mtmi_req sr, rr;
-	michi_status_t st;
-	int dist;
-	char dummy;
+	static char dummy;
+	int n = s->c.size, rank = s->c.rank, dist;
 
-	for (dist = 1; dist < c->size; dist <<= 1) {
-		int to = (c->rank + dist) % c->size;
-		int from = (c->rank - dist + c->size) % c->size;
-
-		rr.on_complete = NULL;
-		sr.on_complete = NULL;
-		st = mtmi_irecv(&dummy, 0, c->peers[from], from, COLL_TAG_BARRIER, c->ctx, &rr);
-		if (st < 0)
-			return st;
-		st = mtmi_isend(&dummy, 0, c->peers[to], c->rank, COLL_TAG_BARRIER, c->ctx,
-				MTMI_MODE_STANDARD, &sr);
-		if (st < 0) {
-			mtmi_cancel(&rr);
-			mtmi_wait(&rr);
-			return st;
-		}
-		if (!sr.done && (st = mtmi_wait(&sr)) < 0)
-			return st;
-		if (!rr.done && (st = mtmi_wait(&rr)) < 0)
-			return st;
-		if (sr.error)
-			return sr.error;
-		if (rr.error)
-			return rr.error;
+	for (dist = 1; dist < n; dist <<= 1) {
+		if (coll_sched_recv(s, &dummy, 0, (rank - dist + n) % n) ||
+		    coll_sched_send(s, &dummy, 0, (rank + dist) % n))
+			return -1;
+		coll_sched_fence(s);
 	}
-	return MICHI_OK;
+	return 0;
 }

@@ -4,8 +4,12 @@
  *
  * Collectives use the communicator's collective context (ctx + 1), so
  * their messages never match point-to-point receives. Each algorithm is one
- * file; the collectives issue grows this into selection tables and
- * schedules shared by the blocking and nonblocking forms.
+ * file, written as a schedule (coll/schedule.h) that serves the blocking and
+ * the nonblocking form. A collective's frames carry its tag plus tag_ofs,
+ * which holds the communicator's collective sequence number: every rank
+ * counts the collectives it starts on a communicator alike, so frames of
+ * two collectives in flight at once (nonblocking ones, or a blocking one
+ * behind them) never match each other's receives.
  */
 #ifndef MICHI_COLL_H
 #define MICHI_COLL_H
@@ -19,7 +23,8 @@ struct coll_comm {
 	int rank, size;
 	uint32_t ctx;          /* the collective context */
 	const int *peers;      /* world rank of each comm rank */
-	int tag_ofs;           /* added to every tag: 0, or negative for a
+	int tag_ofs;           /* added to every tag: COLL_TAG_MAX times the
+				* sequence number, or negative for a
 				* collective over part of a communicator
 				* (MPI_Comm_create_group), so that the rest
 				* of it, in its next collective, never
@@ -37,6 +42,11 @@ enum coll_tag {
 	COLL_TAG_SCATTER,
 	COLL_TAG_ALLGATHER,
 	COLL_TAG_ALLTOALL,
+	COLL_TAG_REDUCE_SCATTER,
+	COLL_TAG_SCAN,
+	COLL_TAG_NEIGHBOR,
+	COLL_TAG_CTX,          /* context-id agreement of a communicator */
+	COLL_TAG_MAX = 32      /* tags below it; tag_ofs steps by it */
 };
 
 /* A reduction as the algorithms see it: apply(in, inout, count) computes
@@ -45,7 +55,18 @@ struct coll_op {
 	void (*apply)(const struct coll_op *o, const void *in, void *inout, size_t count);
 	uint32_t op, dtype;   /* the MPI handles, for apply */
 	size_t extent;        /* bytes per element */
+	int commute;
 };
+
+/* The block of rank i in a gather-style layout: counts NULL is the
+ * uniform layout of ucount elements each; displs count elements too. */
+static inline char *coll_block(const void *buf, const int *counts, const int *displs,
+			       size_t ucount, size_t extent, int i, size_t *len)
+{
+	*len = (counts ? (size_t)counts[i] : ucount) * extent;
+	return (char *)buf + (counts ? (ptrdiff_t)displs[i] : (ptrdiff_t)i * (ptrdiff_t)ucount) *
+	       (ptrdiff_t)extent;
+}
 
 /* Blocking point-to-point on the collective context (coll/p2p.c). */
 michi_status_t coll_send(const struct coll_comm *c, const void *buf, size_t len, int to, int tag);
@@ -53,48 +74,113 @@ michi_status_t coll_recv(const struct coll_comm *c, void *buf, size_t len, int f
 michi_status_t coll_sendrecv(const struct coll_comm *c, const void *sbuf, size_t slen, int to,
 			     void *rbuf, size_t rlen, int from, int tag);
 
+/*
+ * The algorithms, one file each, as schedule builders (coll/schedule.h):
+ * each appends its steps to s, over s->c with the op s->op; they return 0
+ * or <0 (out of memory, or a size mismatch: michi_err has the message).
+ * sbuf NULL means in place. Buffers are described as for the MPI call
+ * with contiguous data: blocks per rank follow coll_block().
+ */
+struct coll_sched;
+
 /* Dissemination barrier: ceil(log2 n) rounds of zero-byte messages. */
-michi_status_t coll_barrier_dissem(const struct coll_comm *c);
+int coll_build_barrier_dissem(struct coll_sched *s);
 
 /* Binomial-tree broadcast of len bytes from root. */
-michi_status_t coll_bcast_binomial(const struct coll_comm *c, void *buf, size_t len, int root);
+int coll_build_bcast_binomial(struct coll_sched *s, void *buf, size_t len, int root);
+/* Scatter then ring allgather (van de Geijn), for large broadcasts. */
+int coll_build_bcast_scatter_ag(struct coll_sched *s, void *buf, size_t len, int root);
 
-/* Binomial-tree reduction of a commutative op to root; sbuf NULL means
- * the root's input is already in rbuf (MPI_IN_PLACE); rbuf only matters
- * at the root. */
-michi_status_t coll_reduce_binomial(const struct coll_comm *c, const void *sbuf, void *rbuf,
-				    size_t count, const struct coll_op *op, int root);
+/* Binomial-tree reduction to root; rbuf only matters at the root. Any op:
+ * one that does not commute is reduced in rank order on a tree rooted at
+ * rank 0, whose result then goes to root. */
+int coll_build_reduce_binomial(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count,
+			       int commute, int root);
 
-/* Recursive-doubling allreduce of a commutative op; sbuf NULL: in place. */
-michi_status_t coll_allreduce_recdbl(const struct coll_comm *c, const void *sbuf, void *rbuf,
-				     size_t count, const struct coll_op *op);
+/* Recursive-doubling allreduce, any op (the lower rank's operand first). */
+int coll_build_allreduce_recdbl(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
+/* Their common start: the fold of the ranks beyond the largest power of
+ * two p (coll/allreduce_recdbl.c). */
+int coll_fold_in(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count, char *spare,
+		 int *p, int *r, int *vr);
+/* Flat allreduce through rank 0 in rank order, for small messages on a
+ * few ranks of one host. */
+int coll_build_allreduce_flat(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
+/* Rabenseifner: reduce-scatter by recursive halving, then allgather by
+ * recursive doubling, for large messages and commutative ops. */
+int coll_build_allreduce_rabenseifner(struct coll_sched *s, const void *sbuf, void *rbuf,
+				      size_t count);
 
-/* Flat allreduce through rank 0, inputs combined in rank order; for
- * small messages on a few ranks of one host. sbuf NULL: in place. */
-michi_status_t coll_allreduce_flat(const struct coll_comm *c, const void *sbuf, void *rbuf,
-				   size_t count, const struct coll_op *op);
+/* Linear gather(v)/scatter(v), ring allgather(v); for gather/scatter
+ * `slen`/`rlen` is this rank's own message in bytes. */
+int coll_build_gatherv_linear(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+			      const int *counts, const int *displs, size_t ucount, size_t extent,
+			      int root);
+int coll_build_scatterv_linear(struct coll_sched *s, const void *sbuf, const int *counts,
+			       const int *displs, size_t ucount, size_t extent, void *rbuf,
+			       size_t rlen, int root);
+int coll_build_allgatherv_ring(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+			       const int *counts, const int *displs, size_t ucount, size_t extent);
+
+/* Pairwise-exchange alltoall(v); sbuf NULL: in place, the receive layout
+ * describing both. */
+int coll_build_alltoallv_pairwise(struct coll_sched *s, const void *sbuf, const int *scounts,
+				  const int *sdispls, size_t sucount, size_t sext, void *rbuf,
+				  const int *rcounts, const int *rdispls, size_t rucount,
+				  size_t rext);
+/* Alltoallw: the block for and from each peer, as address and bytes. */
+int coll_build_alltoallw_pairwise(struct coll_sched *s, const char *const *sbufs,
+				  const size_t *slens, char *const *rbufs, const size_t *rlens);
+
+/* Reduce-scatter: block i (counts[i] elements) of the reduction goes to
+ * rank i. Pairwise for commutative ops; in rank order otherwise
+ * (a binomial reduce to rank 0, then a linear scatter). */
+int coll_build_reduce_scatter(struct coll_sched *s, const void *sbuf, void *rbuf,
+			      const int *counts, size_t ucount, int commute);
+
+/* Recursive-doubling inclusive and exclusive scan, any op. */
+int coll_build_scan_recdbl(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count,
+			   int exclusive);
+
+/* Neighbourhood collectives: a receive from every in-neighbour into
+ * rbufs[i] (rlens[i] bytes) and a send of sbufs[j] to every
+ * out-neighbour; cart orders a Cartesian topology's pairs. */
+int coll_build_neighbor(struct coll_sched *s, int nin, const int *in, char *const *rbufs,
+			const size_t *rlens, int nout, const int *out,
+			const char *const *sbufs, const size_t *slens, int cart);
 
 /*
- * Linear gather/scatter and ring allgather. Block i of the root's (or, for
- * allgather, everyone's) buffer holds counts[i] elements at displs[i]
- * elements, each `extent` bytes; counts NULL means the uniform form, block i
- * being ucount elements at i * ucount. sbuf NULL means in place: the
- * caller's own block is already where it belongs. For gather/scatter
- * `slen` is this rank's own message size in bytes.
+ * Intercommunicator collectives (coll/inter.c): the schedule's view is
+ * the intercommunicator and its other view (coll_sched_set_alt) the local
+ * group. Rooted ones take the caller's role: the root (MPI_ROOT), another
+ * rank of the root's group (MPI_PROC_NULL), or a rank of the other group
+ * with the root's rank there.
  */
-michi_status_t coll_gatherv_linear(const struct coll_comm *c, const void *sbuf, size_t slen,
-				   void *rbuf, const int *counts, const int *displs,
-				   size_t ucount, size_t extent, int root);
-michi_status_t coll_scatterv_linear(const struct coll_comm *c, const void *sbuf,
-				    const int *counts, const int *displs, size_t ucount,
-				    size_t extent, void *rbuf, size_t rlen, int root);
+enum coll_root_role { COLL_ROOT_SELF, COLL_ROOT_NONE, COLL_ROOT_REMOTE };
+int coll_build_inter_barrier(struct coll_sched *s);
+int coll_build_inter_bcast(struct coll_sched *s, void *buf, size_t len, int role, int root);
+int coll_build_inter_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count,
+			    int role, int root);
+int coll_build_inter_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
+int coll_build_inter_gather(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+			    const int *counts, const int *displs, size_t ucount, size_t ext,
+			    int role, int root, int vform);
+int coll_build_inter_scatter(struct coll_sched *s, const void *sbuf, const int *counts,
+			     const int *displs, size_t ucount, size_t ext, void *rbuf, size_t rlen,
+			     int role, int root, int vform);
+int coll_build_inter_allgather(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+			       const int *counts, const int *displs, size_t ucount, size_t ext);
+int coll_build_inter_alltoallw(struct coll_sched *s, const char *const *sbufs,
+			       const size_t *slens, char *const *rbufs, const size_t *rlens);
+int coll_build_inter_reduce_scatter(struct coll_sched *s, const void *sbuf, void *rbuf,
+				    const int *counts, size_t ucount);
+
+/* Blocking forms for the rest of the core (context ids, topologies). */
+michi_status_t coll_allreduce_recdbl(const struct coll_comm *c, const void *sbuf, void *rbuf,
+				     size_t count, const struct coll_op *op);
 michi_status_t coll_allgatherv_ring(const struct coll_comm *c, const void *sbuf, size_t slen,
 				    void *rbuf, const int *counts, const int *displs,
 				    size_t ucount, size_t extent);
-
-/* Pairwise-exchange alltoall(v); the send and receive layouts follow the
- * gather convention above (counts NULL: uniform blocks of *ucount). sbuf
- * NULL: in place, the receive layout describes both. */
 michi_status_t coll_alltoallv_pairwise(const struct coll_comm *c, const void *sbuf,
 				       const int *scounts, const int *sdispls, size_t sucount,
 				       size_t sext, void *rbuf, const int *rcounts,

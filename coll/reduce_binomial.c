@@ -1,43 +1,77 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * coll/reduce_binomial.c: binomial-tree reduction for commutative ops.
- * With ranks renumbered so the root is 0, a rank folds in the partial
- * results of vr + 1, vr + 2, vr + 4 ... while those bits of vr are clear,
- * then sends its partial result to the rank that clears its lowest set
- * bit. Commutativity lets each rank combine in arrival order.
+ * coll/reduce_binomial.c: binomial-tree reduction. With ranks renumbered
+ * so the tree's root is 0, a rank folds in the partial results of vr + 1,
+ * vr + 2, vr + 4 ... while those bits of vr are clear, then sends its
+ * partial result to the rank that clears its lowest set bit. A rank's
+ * partial result covers ranks [vr, vr + 2^k) and a child's the next
+ * 2^k, so the fold "mine op child's" is in rank order when the tree is
+ * rooted at rank 0: an op that does not commute is reduced that way and
+ * the result then goes to the root. The operands trade buffers instead
+ * of being copied (apply writes its second operand).
  */
-#include <stdlib.h>
+#include "schedule.h"
 
-#include "coll.h"
-
-michi_status_t coll_reduce_binomial(const struct coll_comm *c, const void *sbuf, void *rbuf,
-				    size_t count, const struct coll_op *op, int root)
+int coll_build_reduce_binomial(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count,
+			       int commute, int root)
 {
-	int n = c->size, vr = (c->rank - root + n) % n;
-	size_t len = count * op->extent;
-	michi_status_t st = MICHI_OK;
-	char *acc, *tmp;
-	int mask;
+	int n = s->c.size, rank = s->c.rank, top = commute ? root : 0;
+	int vr = (rank - top + n) % n, mask;
+	size_t len = count * s->op.extent;
+	const void *mine = sbuf ? sbuf : rbuf;   /* in place: the root's input is in rbuf */
+	char *acc, *spare, *t;
 
-	/* the root accumulates in its receive buffer, the others in scratch */
-	tmp = malloc(len ? 2 * len : 1);
-	if (!tmp)
-		return michi_err(MICHI_ERR_NOMEM, "no memory for a %zu-byte reduction", len);
-	acc = c->rank == root ? rbuf : tmp + len;
-	if (sbuf && len)
-		memcpy(acc, sbuf, len);
+	if (n == 1)
+		return coll_sched_copy(s, mine, rbuf, len);
+	/* a leaf sends its input as it is */
+	if (vr & 1) {
+		if (coll_sched_send(s, mine, len, (vr - 1 + top) % n))
+			return -1;
+		if (rank == root) {   /* not commutative, root a leaf of rank 0's tree */
+			coll_sched_fence(s);
+			return coll_sched_recv(s, rbuf, len, 0);
+		}
+		return 0;
+	}
+	if (!(t = coll_sched_tmp(s, 2 * len)))
+		return -1;
+	acc = rank == top && rank == root ? rbuf : t;
+	spare = t + (acc == t ? len : 0);
+	if (coll_sched_copy(s, mine, acc, len))
+		return -1;
 	for (mask = 1; mask < n; mask <<= 1) {
 		if (vr & mask) {
-			st = coll_send(c, acc, len, (vr - mask + root) % n, COLL_TAG_REDUCE);
+			if (coll_sched_send(s, acc, len, (vr - mask + top) % n))
+				return -1;
 			break;
 		}
 		if (vr + mask < n) {
-			st = coll_recv(c, tmp, len, (vr + mask + root) % n, COLL_TAG_REDUCE);
-			if (st < 0)
-				break;
-			op->apply(op, tmp, acc, count);
+			if (coll_sched_recv(s, spare, len, (vr + mask + top) % n))
+				return -1;
+			coll_sched_fence(s);
+			if (commute) {
+				if (coll_sched_reduce(s, spare, acc, count))
+					return -1;
+			} else {
+				char *x = acc;
+
+				/* acc op child's, into spare; then they trade */
+				if (coll_sched_reduce(s, acc, spare, count))
+					return -1;
+				acc = spare;
+				spare = x;
+			}
 		}
 	}
-	free(tmp);
-	return st;
+	if (rank == top && rank == root)
+		return coll_sched_copy(s, acc, rbuf, len);
+	if (rank == top) {   /* rank 0 of an op that does not commute */
+		coll_sched_fence(s);
+		return coll_sched_send(s, acc, len, root);
+	}
+	if (rank == root) {
+		coll_sched_fence(s);
+		return coll_sched_recv(s, rbuf, len, 0);
+	}
+	return 0;
 }

@@ -1,37 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * coll/scatter_linear.c: linear scatter(v), the mirror of the linear
- * gather: the root sends each rank its block in rank order, the others
- * receive once.
+ * coll/scatter_linear.c: linear scatter(v). The root starts a send of
+ * every rank's block at once, in rank order; the others receive once.
  */
-#include "coll.h"
+#include "schedule.h"
 
-michi_status_t coll_scatterv_linear(const struct coll_comm *c, const void *sbuf,
-				    const int *counts, const int *displs, size_t ucount,
-				    size_t extent, void *rbuf, size_t rlen, int root)
+int coll_build_scatterv_linear(struct coll_sched *s, const void *sbuf, const int *counts,
+			       const int *displs, size_t ucount, size_t extent, void *rbuf,
+			       size_t rlen, int root)
 {
-	michi_status_t st;
 	int i;
 
-	if (c->rank != root)
-		return coll_recv(c, rbuf, rlen, root, COLL_TAG_SCATTER);
-	for (i = 0; i < c->size; i++) {
-		size_t cnt = counts ? (size_t)counts[i] : ucount;
-		const char *src = (const char *)sbuf +
-				  (counts ? (ptrdiff_t)displs[i] : (ptrdiff_t)(i * ucount)) *
-				  (ptrdiff_t)extent;
+	if (s->c.rank != root)
+		return coll_sched_recv(s, rbuf, rlen, root);
+	for (i = 0; i < s->c.size; i++) {
+		size_t len;
+		const char *src = coll_block(sbuf, counts, displs, ucount, extent, i, &len);
 
-		if (i == root) {
-			if (rbuf && rlen != cnt * extent)
-				return michi_err(MICHI_ERR_TRUNCATE, "the root sends itself %zu bytes "
-						 "but receives %zu", cnt * extent, rlen);
-			if (rbuf && rlen)
-				memmove(rbuf, src, rlen);
+		if (i != root) {
+			if (coll_sched_send(s, src, len, i))
+				return -1;
 			continue;
 		}
-		st = coll_send(c, src, cnt * extent, i, COLL_TAG_SCATTER);
-		if (st < 0)
-			return st;
+		if (rbuf && rlen != len) {
+			s->error = michi_err(MICHI_ERR_TRUNCATE, "the root sends itself %zu bytes "
+					     "but receives %zu", len, rlen);
+			return -1;
+		}
+		if (rbuf && coll_sched_copy(s, src, rbuf, len))
+			return -1;
 	}
-	return MICHI_OK;
+	return 0;
 }

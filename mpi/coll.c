@@ -1,54 +1,155 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mpi/coll.c: the MPI collective calls, which check their arguments and
- * hand the work to an algorithm of coll/ on the communicator's collective
- * context.
+ * mpi/coll.c: the MPI collective calls on intracommunicators, blocking
+ * and nonblocking. Each checks its arguments, builds the schedule of the
+ * algorithm its table picks (coll/schedule.h) on the communicator's
+ * collective context, and then either runs it to the end (MPI_Bcast) or
+ * hands it to progress behind a request (MPI_Ibcast): one code path for
+ * both forms.
+ *
+ * Datatypes: the algorithms move bytes. A type whose instances are not
+ * contiguous at the buffer is packed into the schedule's scratch when the
+ * call starts (the data it sends) and unpacked when the schedule ends
+ * (the data it receives); reductions take predefined types and
+ * contiguous derived ones.
  */
 #include "mpiimpl.h"
 #include "op.h"
 #include "pt2pt.h"
-#include "coll.h"
+#include "schedule.h"
 #include "dtype.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
-static inline void coll_comm_of(const struct michi_comm *c, struct coll_comm *cc)
+void michi_coll_comm(struct michi_comm *c, struct coll_comm *cc)
 {
 	cc->rank = c->rank;
 	cc->size = c->size;
 	cc->ctx = c->ctx + 1;
-	cc->tag_ofs = 0;
+	cc->tag_ofs = (int)(c->coll_seq++ & 0xfffff) * COLL_TAG_MAX;
 	cc->peers = c->peers;
 }
 
-/* Intercommunicator collectives other than MPI_Barrier come with the
- * collectives issue. */
-static int coll_inter(struct michi_comm *c, const char *fname)
+/* The calls MPI defines on intracommunicators only. */
+static int coll_intra_only(struct michi_comm *c, const char *fname)
 {
 	return michi_mpi_err(c, MPI_ERR_COMM, fname,
-			     "(comm): collectives on intercommunicators are not supported yet "
-			     "(MPI_Barrier is)");
+			     "(comm): an intercommunicator; MPI defines this collective on "
+			     "intracommunicators only");
 }
 
-int PMPI_Barrier(MPI_Comm comm)
+static int coll_done(struct michi_comm *c, michi_status_t st, const char *fname)
 {
-	struct michi_comm *c = michi_comm_get(comm);
-	struct coll_comm cc;
-	michi_status_t st;
-
-	MICHI_CHECK_INIT("MPI_Barrier");
-	if (ERRCHK && unlikely(!c))
-		return michi_check_comm_slow(comm, "MPI_Barrier");
-	if (unlikely(c->local))
-		return michi_inter_barrier(c);
-	if (c->size == 1)
-		return MPI_SUCCESS;
-	coll_comm_of(c, &cc);
-	st = coll_barrier_dissem(&cc);
-	if (st < 0)
-		return michi_mpi_err_status(c, st, "MPI_Barrier");
+	if (unlikely(st < 0))
+		return michi_mpi_err_status(c, st, fname);
 	return MPI_SUCCESS;
 }
+
+/*
+ * Run a built schedule: to the end when request is NULL (the blocking
+ * call), else behind a new request of kind MICHI_REQ_COLL whose MTMI part
+ * the schedule completes (mpi/request.c waits on it as on any request).
+ */
+int michi_coll_go(struct michi_comm *c, struct coll_sched *s, MPI_Request *request,
+		  const char *fname)
+{
+	struct michi_request *r;
+	michi_status_t st;
+
+	if (!request)
+		return s ? coll_done(c, coll_sched_run(s), fname) : MPI_SUCCESS;
+	r = michi_req_alloc();
+	if (unlikely(!r)) {
+		coll_sched_free(s);
+		return michi_err_nomem(c, fname);
+	}
+	r->kind = MICHI_REQ_COLL;
+	r->active = 1;
+	r->freed = 0;
+	r->mode = 0;
+	r->comm = c;
+	r->dtype = MPI_DATATYPE_NULL;
+	r->buf = NULL;
+	r->count = 0;
+	r->rank = MPI_PROC_NULL;
+	r->tag = MPI_ANY_TAG;
+	r->stage = NULL;
+	r->m.source = MPI_ANY_SOURCE;
+	r->m.tag = MPI_ANY_TAG;
+	r->m.type = MTMI_REQ_NONE;
+	r->m.on_complete = NULL;
+	if (!s) {
+		michi_req_done_now(r, MPI_ANY_SOURCE, MPI_ANY_TAG);
+		*request = (MPI_Request)michi_p2h(r);
+		return MPI_SUCCESS;
+	}
+	st = coll_sched_start(s, &r->m, 1);
+	if (st < 0) {
+		michi_req_free(r);
+		return coll_done(c, st, fname);
+	}
+	*request = (MPI_Request)michi_p2h(r);
+	return MPI_SUCCESS;
+}
+
+static void coll_op_drop(struct coll_sched *s)
+{
+	michi_op_release((MPI_Op)s->op.op);
+}
+
+/* A new schedule (NULL: no memory); one with a user op holds it. */
+static struct coll_sched *coll_new(struct michi_comm *c, int tag, const struct coll_op *op)
+{
+	struct coll_sched *s;
+	struct coll_comm cc;
+
+	michi_coll_comm(c, &cc);
+	s = coll_sched_new(&cc, tag, op);
+	if (s && op && !michi_op_is_predefined((MPI_Op)op->op)) {
+		michi_op_hold((MPI_Op)op->op);
+		s->on_free = coll_op_drop;
+	}
+	return s;
+}
+
+/* A schedule over intercommunicator c, with its local group as the
+ * other view. */
+static struct coll_sched *coll_new_inter(struct michi_comm *c, int tag, const struct coll_op *op)
+{
+	struct coll_sched *s = coll_new(c, tag, op);
+	struct coll_comm lc;
+
+	if (s) {
+		michi_coll_comm(c->local, &lc);
+		coll_sched_set_alt(s, &lc, tag);
+	}
+	return s;
+}
+
+/* The intercommunicator forms (at the end of this file). */
+static int inter_bcast(struct michi_comm *c, void *buf, int count, MPI_Datatype dt, int root,
+		       MPI_Request *request, const char *fname);
+static int inter_reduce(struct michi_comm *c, const void *sbuf, void *rbuf, int count,
+			const int *counts, int rcount, MPI_Datatype dt, MPI_Op op, int root,
+			MPI_Request *request, const char *fname);
+static int inter_rooted(struct michi_comm *c, int gather, const void *mine, int mcount,
+			MPI_Datatype mtype, const void *rootbuf, const int *counts,
+			const int *displs, int ucount, MPI_Datatype rtype, int root, int vform,
+			MPI_Request *request, const char *fname);
+static int inter_allgather(struct michi_comm *c, const void *sbuf, int scount, MPI_Datatype stype,
+			   void *rbuf, const int *counts, const int *displs, int rcount,
+			   MPI_Datatype rtype, MPI_Request *request, const char *fname);
+#define INTER_ALLREDUCE (-4)
+#define INTER_REDSCAT (-5)
+
+/* Built: errors of the builder are the schedule's (coll_go reports them). */
+#define COLL_BUILD_AND_GO(c, s, build, request, fname) do { \
+	if (unlikely(!(s))) \
+		return michi_err_nomem(c, fname); \
+	(void)(build); \
+	return michi_coll_go(c, s, request, fname); \
+} while (0)
 
 /* ---- argument checks ---------------------------------------------------- */
 
@@ -59,11 +160,8 @@ static int coll_check_buf(struct michi_comm *c, const char *fname, const char *a
 	if (unlikely(count < 0))
 		return michi_mpi_err(c, MPI_ERR_COUNT, fname, "(%scount=%d): negative count",
 				     arg, count);
-	if (unlikely(!michi_dt_builtin_valid(dt) && michi_dt_check(dt)))
-		return michi_dt_usable(dt) ? michi_err_type(c, fname, dt)
-			: michi_mpi_err(c, MPI_ERR_TYPE, fname,
-					"(%stype=0x%x): collectives take only contiguous derived "
-					"datatypes so far", arg, (unsigned)dt);
+	if (unlikely(!michi_dt_ok(dt)))
+		return michi_err_type(c, fname, dt);
 	if (unlikely(!buf) && count > 0 && michi_dt_null_buf_bad(dt))
 		return michi_mpi_err(c, MPI_ERR_BUFFER, fname,
 				     "(%sbuf=NULL, %scount=%d): NULL buffer with a positive count",
@@ -113,94 +211,239 @@ static int coll_check_v(struct michi_comm *c, const char *fname, const char *arg
 	return MPI_SUCCESS;
 }
 
-static int coll_done(struct michi_comm *c, michi_status_t st, const char *fname)
+/* The start of every collective: initialised, an intracommunicator, and
+ * for the nonblocking form a place for the request. */
+static int coll_enter(struct michi_comm *c, MPI_Comm comm, MPI_Request *request, int nb,
+		      const char *fname)
 {
-	if (unlikely(st < 0))
-		return michi_mpi_err_status(c, st, fname);
+	if (ERRCHK && unlikely(!michi_state.active))
+		return michi_not_initialized(fname);
+	if (unlikely(!c))
+		return michi_check_comm_slow(comm, fname);
+	if (nb && unlikely(!request))
+		return michi_err_null(c, fname, "request");
 	return MPI_SUCCESS;
 }
 
+/* ---- datatypes -------------------------------------------------------------- */
+
+/* 1 when count instances of dt are count * extent bytes at the buffer. */
+static inline int coll_contig(MPI_Datatype dt)
+{
+	return likely(michi_dt_builtin_valid(dt)) || michi_dt_check(dt) == 0;
+}
+
+/* Bytes of count instances as the algorithms move them. */
+static size_t coll_bytes(MPI_Datatype dt, int count)
+{
+	return coll_contig(dt) ? (size_t)count * (size_t)michi_dt_extent(dt)
+			       : michi_dt_packed(dt, count);
+}
+
+/* Blocks of received data to unpack when the schedule ends. */
+struct unstage_blk {
+	char *user;
+	const char *packed;
+	int count;
+	MPI_Datatype dt;
+};
+
+struct unstage {
+	int n;
+	struct unstage_blk b[];
+};
+
+static michi_status_t unstage_fn(struct coll_sched *s, void *arg)
+{
+	struct unstage *u = arg;
+	int i;
+
+	(void)s;
+	for (i = 0; i < u->n; i++) {
+		struct unstage_blk *b = &u->b[i];
+
+		if (b->count > 0) {
+			michi_dt_unpack(b->packed, michi_dt_packed(b->dt, b->count), b->user,
+					b->count, b->dt);
+			michi_dt_release(b->dt);
+		}
+	}
+	return MICHI_OK;
+}
+
+static struct unstage *unstage_new(struct coll_sched *s, int n)
+{
+	struct unstage *u = coll_sched_tmp(s, sizeof(*u) + (size_t)n * sizeof(struct unstage_blk));
+
+	if (u)
+		u->n = 0;
+	return u;
+}
+
+static void unstage_add(struct unstage *u, void *user, const char *packed, int count,
+			MPI_Datatype dt)
+{
+	struct unstage_blk *b = &u->b[u->n++];
+
+	b->user = user;
+	b->packed = packed;
+	b->count = count;
+	b->dt = dt;
+	if (count > 0)
+		michi_dt_hold(dt);   /* MPI_Type_free may come before the end */
+}
+
+/* Append the unpacking of u at the end of the schedule. */
+static void unstage_finish(struct coll_sched *s, struct unstage *u)
+{
+	if (!u || !u->n)
+		return;
+	coll_sched_fence(s);
+	coll_sched_call(s, unstage_fn, u);
+}
+
 /*
- * Derived datatypes the algorithms cannot take in place (not contiguous,
- * or not starting at the buffer): a broadcast moves their packed form;
- * the other collectives refuse them with a clear error for now.
+ * A buffer of n blocks as the algorithms see it (coll_block): block i is
+ * counts[i] (or ucount) elements of dt at displs[i] (or i * ucount)
+ * extents from buf. A type that is not contiguous is replaced by its
+ * packed form in scratch, the blocks back to back: `pack` fills it now
+ * (data to send, or in place), `*u` (when given) gets the blocks to
+ * unpack at the end (data received). Returns 0, or -1 out of memory.
  */
-static int packed_type(MPI_Datatype dt)
+struct side {
+	void *buf;
+	const int *displs;
+	size_t unit;           /* bytes per element as laid out */
+};
+
+static int side_of(struct coll_sched *s, struct side *out, const void *buf, const int *counts,
+		   const int *displs, size_t ucount, MPI_Datatype dt, int n, int pack,
+		   struct unstage **u)
 {
-	return unlikely(!michi_dt_builtin_valid(dt)) && michi_dt_check(dt) != 0 &&
-	       michi_dt_usable(dt) == 0;
+	size_t size, total = 0;
+	int *pd = NULL, i;
+	char *packed;
+
+	if (coll_contig(dt)) {
+		out->buf = (void *)buf;
+		out->displs = displs;
+		out->unit = (size_t)michi_dt_extent(dt);
+		return 0;
+	}
+	size = (size_t)michi_dt_size(dt);
+	if (counts && !(pd = coll_sched_tmp(s, (size_t)n * sizeof(int))))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (pd)
+			pd[i] = (int)total;
+		total += counts ? (size_t)counts[i] : ucount;
+	}
+	if (!(packed = coll_sched_tmp(s, total * size)))
+		return -1;
+	if (u && !(*u = unstage_new(s, n)))
+		return -1;
+	for (i = 0; i < n; i++) {
+		size_t cnt = counts ? (size_t)counts[i] : ucount;
+		char *ub = (char *)buf + (counts ? (ptrdiff_t)displs[i] : (ptrdiff_t)i * (ptrdiff_t)ucount) *
+			   michi_dt_extent(dt);
+		char *pb = packed + (pd ? (size_t)pd[i] : (size_t)i * ucount) * size;
+
+		if (pack && cnt)
+			michi_dt_pack(ub, (MPI_Count)cnt, dt, 0, pb, cnt * size);
+		if (u)
+			unstage_add(*u, ub, pb, (int)cnt, dt);
+	}
+	out->buf = packed;
+	out->displs = pd;
+	out->unit = size;
+	return 0;
 }
 
-static int bcast_packed(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+/* ---- barrier and broadcast --------------------------------------------------- */
+
+static int barrier_common(MPI_Comm comm, MPI_Request *request, int nb, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
-	size_t bytes = michi_dt_packed(dt, count);
-	void *tmp;
+	struct coll_sched *s;
 	int err;
 
-	if (!c)
-		return michi_check_comm_slow(comm, "MPI_Bcast");
-	if (bytes > 0x7fffffff)
-		return michi_mpi_err(c, MPI_ERR_COUNT, "MPI_Bcast",
-				     "(count=%d): %zu packed bytes: too large for now", count, bytes);
-	tmp = malloc(bytes ? bytes : 1);
-	if (!tmp)
-		return michi_err_nomem(c, "MPI_Bcast");
-	if (c->rank == root)
-		michi_dt_pack(buffer, count, dt, 0, tmp, bytes);
-	err = PMPI_Bcast(tmp, (int)bytes, MPI_BYTE, root, comm);
-	if (!err && c->rank != root)
-		michi_dt_unpack(tmp, bytes, buffer, count, dt);
-	free(tmp);
-	return err;
+	if ((err = coll_enter(c, comm, request, nb, fname)))
+		return err;
+	if (c->local) {
+		s = coll_new_inter(c, COLL_TAG_BARRIER, NULL);
+		COLL_BUILD_AND_GO(c, s, coll_build_inter_barrier(s), nb ? request : NULL, fname);
+	}
+	s = coll_new(c, COLL_TAG_BARRIER, NULL);
+	COLL_BUILD_AND_GO(c, s, coll_build_barrier_dissem(s), nb ? request : NULL, fname);
 }
 
-/* Reductions over derived types that are not contiguous: predefined ops
- * are not defined on them (MPI-3.1 5.9.2; MPICH and Open MPI refuse them
- * too), and user ops over them wait for the collectives issue. */
-static int reduce_derived(const char *fname, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+int PMPI_Barrier(MPI_Comm comm)
 {
-	struct michi_comm *c = michi_comm_get(comm);
-
-	if (!c)
-		return michi_check_comm_slow(comm, fname);
-	if (michi_op_is_predefined(op))
-		return michi_mpi_err(c, MPI_ERR_OP, fname,
-				     "(op=%s, datatype=0x%x): predefined ops are defined on "
-				     "predefined datatypes only", michi_op_name(op), (unsigned)dt);
-	return michi_mpi_err(c, MPI_ERR_TYPE, fname,
-			     "(datatype=0x%x): user ops over non-contiguous derived datatypes "
-			     "are not supported yet", (unsigned)dt);
+	return barrier_common(comm, NULL, 0, "MPI_Barrier");
 }
 
-/* ---- broadcast ------------------------------------------------------------ */
-
-int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-	static const char fname[] = "MPI_Bcast";
+	return barrier_common(comm, request, 1, "MPI_Ibarrier");
+}
+
+static const char *coll_bcast_algo = "auto";
+MICHI_TUNABLE(coll_bcast_algo, "coll_bcast_algorithm", MICHI_T_STRING, "auto", MICHI_LEVEL_TUNER,
+	      "broadcast algorithm: auto, binomial or scatter_allgather");
+static size_t coll_bcast_long = 128 * 1024;
+MICHI_TUNABLE(coll_bcast_long, "coll_bcast_long_bytes", MICHI_T_SIZE, "131072", MICHI_LEVEL_TUNER,
+	      "smallest broadcast (bytes) that goes as a scatter and a ring allgather (auto)");
+
+static int bcast_build(struct coll_sched *s, void *buf, size_t len, int root)
+{
+	const char *a = coll_bcast_algo;
+	int sag = a && a[0] != 'a' ? a[0] == 's'
+		: len >= coll_bcast_long && s->c.size > 2;
+
+	if (s->c.size == 1 || !len)
+		return 0;
+	return sag ? coll_build_bcast_scatter_ag(s, buf, len, root)
+		   : coll_build_bcast_binomial(s, buf, len, root);
+}
+
+static int bcast_common(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+			MPI_Request *request, int nb, const char *fname)
+{
 	struct michi_comm *c = michi_comm_get(comm);
-	struct coll_comm cc;
+	struct unstage *u = NULL;
+	struct coll_sched *s;
+	struct side sd;
 	int err;
 
-	MICHI_CHECK_INIT(fname);
-	if (unlikely(c && c->local))
-		return coll_inter(c, fname);
-	if (packed_type(datatype) && count >= 0)
-		return bcast_packed(buffer, count, datatype, root, comm);
+	if ((err = coll_enter(c, comm, request, nb, fname)))
+		return err;
+	if (c->local)
+		return inter_bcast(c, buffer, count, dt, root, nb ? request : NULL, fname);
 	if (ERRCHK) {
-		if (unlikely(!c))
-			return michi_check_comm_slow(comm, fname);
-		if ((err = coll_check_buf(c, fname, "", buffer, count, datatype)) ||
+		if ((err = coll_check_buf(c, fname, "", buffer, count, dt)) ||
 		    (err = coll_check_root(c, fname, root)))
 			return err;
 		if (buffer == MPI_IN_PLACE)
 			return coll_err_inplace(c, fname, "buffer", "not allowed in a broadcast");
 	}
-	if (c->size == 1 || count == 0)
-		return MPI_SUCCESS;
-	coll_comm_of(c, &cc);
-	return coll_done(c, coll_bcast_binomial(&cc, buffer, michi_dt_bytes(datatype, count), root),
-			 fname);
+	if (!(s = coll_new(c, COLL_TAG_BCAST, NULL)))
+		return michi_err_nomem(c, fname);
+	if (!side_of(s, &sd, buffer, NULL, NULL, (size_t)count, dt, 1, c->rank == root,
+		     c->rank == root ? NULL : &u) &&
+	    !bcast_build(s, sd.buf, (size_t)count * sd.unit, root))
+		unstage_finish(s, u);
+	return michi_coll_go(c, s, nb ? request : NULL, fname);
+}
+
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+	return bcast_common(buffer, count, datatype, root, comm, NULL, 0, "MPI_Bcast");
+}
+
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+		MPI_Request *request)
+{
+	return bcast_common(buffer, count, datatype, root, comm, request, 1, "MPI_Ibcast");
 }
 
 /* ---- reductions ------------------------------------------------------------ */
@@ -216,21 +459,110 @@ static void coll_op_of(struct coll_op *o, MPI_Op op, MPI_Datatype dt)
 	o->op = (uint32_t)op;
 	o->dtype = (uint32_t)dt;
 	o->extent = (size_t)michi_dt_extent(dt);
+	o->commute = michi_op_commutes(op);
 }
 
-static int coll_check_reduce(struct michi_comm *c, MPI_Comm comm, const char *fname,
-			     const void *sendbuf, const void *recvbuf, int count,
-			     MPI_Datatype dt, MPI_Op op, int root_here)
+/*
+ * User ops over types that are not contiguous: the algorithms move and
+ * combine whole extents, holes and all (the op's function reads the
+ * layout), which needs every instance's data inside [0, extent). The
+ * result goes through scratch and is copied into recvbuf element by
+ * element at the end, so the holes of recvbuf stay as they were.
+ */
+static int within_extent(MPI_Datatype dt)
+{
+	struct michi_dt_info in;
+
+	return michi_dt_info(dt, &in) == 0 && in.lb == 0 && in.true_lb >= 0 &&
+	       in.true_ub <= in.ub;
+}
+
+struct typed_out {
+	const char *scratch;
+	char *packed;
+	void *user;
+	int count;
+	MPI_Datatype dt;
+};
+
+static michi_status_t typed_out_fn(struct coll_sched *s, void *arg)
+{
+	struct typed_out *t = arg;
+	size_t bytes = michi_dt_packed(t->dt, t->count);
+
+	(void)s;
+	michi_dt_pack(t->scratch, t->count, t->dt, 0, t->packed, bytes);
+	michi_dt_unpack(t->packed, bytes, t->user, t->count, t->dt);
+	michi_dt_release(t->dt);
+	return MICHI_OK;
+}
+
+/* The buffer the algorithm writes the result of count instances of dt
+ * into: rbuf itself for contiguous types, else scratch (holding rbuf's
+ * bytes first when `in` says the input is there) that *t copies back. */
+static void *result_buf(struct coll_sched *s, void *rbuf, int count, MPI_Datatype dt, int in,
+			struct typed_out **t)
+{
+	size_t bytes = (size_t)count * (size_t)michi_dt_extent(dt);
+	char *scratch;
+
+	*t = NULL;
+	if (coll_contig(dt) || !rbuf || count <= 0)
+		return rbuf;
+	if (!(scratch = coll_sched_tmp(s, bytes)) || !(*t = coll_sched_tmp(s, sizeof(**t))) ||
+	    !((*t)->packed = coll_sched_tmp(s, michi_dt_packed(dt, count))))
+		return NULL;
+	if (in)
+		memcpy(scratch, rbuf, bytes);
+	(*t)->scratch = scratch;
+	(*t)->user = rbuf;
+	(*t)->count = count;
+	(*t)->dt = dt;
+	michi_dt_hold(dt);
+	return scratch;
+}
+
+static void typed_out_finish(struct coll_sched *s, struct typed_out *t)
+{
+	if (!t)
+		return;
+	coll_sched_fence(s);
+	coll_sched_call(s, typed_out_fn, t);
+}
+
+/*
+ * The checks every reduction shares: the op on the type (predefined ops
+ * are defined on predefined types only, MPI-3.1 5.9.2; user ops over
+ * types that are not contiguous are not supported yet), the send side,
+ * and, where this rank receives, the receive side.
+ */
+static int coll_check_reduce(struct michi_comm *c, const char *fname, const void *sendbuf,
+			     const void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+			     int receives)
 {
 	int err;
 
-	if (unlikely(!c))
-		return michi_check_comm_slow(comm, fname);
-	if ((err = coll_check_buf(c, fname, "", sendbuf, count, dt)))
+	if (unlikely(count < 0))
+		return michi_mpi_err(c, MPI_ERR_COUNT, fname, "(count=%d): negative count", count);
+	if (unlikely(!coll_contig(dt)) && michi_dt_ok(dt)) {
+		if (michi_op_is_predefined(op))
+			return michi_mpi_err(c, MPI_ERR_OP, fname,
+					     "(op=%s, datatype=0x%x): predefined ops are defined "
+					     "on predefined datatypes only", michi_op_name(op),
+					     (unsigned)dt);
+		if (!within_extent(dt))
+			return michi_mpi_err(c, MPI_ERR_TYPE, fname,
+					     "(datatype=0x%x): user ops over derived datatypes whose "
+					     "data reaches outside [lb, ub) or whose lb is not 0 are "
+					     "not supported", (unsigned)dt);
+	}
+	if (sendbuf != MPI_IN_PLACE && (err = coll_check_buf(c, fname, "", sendbuf, count, dt)))
 		return err;
+	if (unlikely(!michi_dt_ok(dt)))
+		return michi_err_type(c, fname, dt);
 	if (unlikely(michi_op_check(op, dt)))
 		return michi_err_op(c, fname, op, dt);
-	if (!root_here)
+	if (!receives)
 		return MPI_SUCCESS;
 	if (unlikely(!recvbuf) && count > 0)
 		return michi_mpi_err(c, MPI_ERR_BUFFER, fname,
@@ -243,90 +575,288 @@ static int coll_check_reduce(struct michi_comm *c, MPI_Comm comm, const char *fn
 	return MPI_SUCCESS;
 }
 
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-		MPI_Op op, int root, MPI_Comm comm)
+static int reduce_common(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+			 MPI_Op op, int root, MPI_Comm comm, MPI_Request *request, int nb,
+			 const char *fname)
 {
-	static const char fname[] = "MPI_Reduce";
 	struct michi_comm *c = michi_comm_get(comm);
-	struct coll_comm cc;
+	struct coll_sched *s;
+	struct typed_out *t = NULL;
 	struct coll_op o;
 	int err;
 
-	MICHI_CHECK_INIT(fname);
-	if (unlikely(c && c->local))
-		return coll_inter(c, fname);
-	if (packed_type(datatype))
-		return reduce_derived(fname, datatype, op, comm);
+	if ((err = coll_enter(c, comm, request, nb, fname)))
+		return err;
+	if (c->local)
+		return inter_reduce(c, sendbuf, recvbuf, count, NULL, 0, dt, op, root, nb ? request : NULL, fname);
 	if (ERRCHK) {
-		if (c && (err = coll_check_root(c, fname, root)))
-			return err;
-		if ((err = coll_check_reduce(c, comm, fname, sendbuf, recvbuf, count, datatype, op,
-					     c && c->rank == root)))
+		if ((err = coll_check_root(c, fname, root)) ||
+		    (err = coll_check_reduce(c, fname, sendbuf, recvbuf, count, dt, op,
+					     c->rank == root)))
 			return err;
 		if (c->rank != root && sendbuf == MPI_IN_PLACE)
 			return coll_err_inplace(c, fname, "sendbuf", "only the root may pass it");
 	}
-	if (count == 0)
-		return MPI_SUCCESS;
-	coll_comm_of(c, &cc);
-	coll_op_of(&o, op, datatype);
-	if (unlikely(!michi_op_commutes(op))) {
-		/* rank order: every rank combines through rank 0 in order,
-		 * then the root keeps the result */
-		size_t len = (size_t)count * o.extent;
-		void *tmp = c->rank == root ? recvbuf : malloc(len);
-		michi_status_t st;
+	coll_op_of(&o, op, dt);
+	if (!(s = coll_new(c, COLL_TAG_REDUCE, &o)))
+		return michi_err_nomem(c, fname);
+	if (count > 0) {
+		int inplace = sendbuf == MPI_IN_PLACE;
+		void *rb = c->rank == root ? result_buf(s, recvbuf, count, dt, inplace, &t) : NULL;
 
-		if (!tmp)
-			return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
-		st = coll_allreduce_flat(&cc, sendbuf == MPI_IN_PLACE ? NULL : sendbuf, tmp,
-					 (size_t)count, &o);
-		if (tmp != recvbuf)
-			free(tmp);
-		return coll_done(c, st, fname);
+		if ((c->rank != root || rb) &&
+		    !coll_build_reduce_binomial(s, inplace ? NULL : sendbuf, rb, (size_t)count,
+						o.commute, root))
+			typed_out_finish(s, t);
 	}
-	return coll_done(c, coll_reduce_binomial(&cc, sendbuf == MPI_IN_PLACE ? NULL : sendbuf,
-						 recvbuf, (size_t)count, &o, root), fname);
+	return michi_coll_go(c, s, nb ? request : NULL, fname);
+}
+
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+		MPI_Op op, int root, MPI_Comm comm)
+{
+	return reduce_common(sendbuf, recvbuf, count, datatype, op, root, comm, NULL, 0,
+			     "MPI_Reduce");
+}
+
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+		 MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return reduce_common(sendbuf, recvbuf, count, datatype, op, root, comm, request, 1,
+			     "MPI_Ireduce");
 }
 
 static int coll_flat_ranks = 8;
 MICHI_TUNABLE(coll_flat_ranks, "coll_allreduce_flat_ranks", MICHI_T_INT, "8", MICHI_LEVEL_TUNER,
 	      "most ranks (from 5) for which a small allreduce on one host goes flat through "
-	      "rank 0 (0: always recursive doubling)");
+	      "rank 0 (0: never, auto)");
 static size_t coll_flat_bytes = 256;
 MICHI_TUNABLE(coll_flat_bytes, "coll_allreduce_flat_bytes", MICHI_T_SIZE, "256",
 	      MICHI_LEVEL_TUNER, "largest allreduce (bytes) that may go flat through rank 0");
+static size_t coll_rsag_bytes = 64 * 1024;
+MICHI_TUNABLE(coll_rsag_bytes, "coll_allreduce_long_bytes", MICHI_T_SIZE, "65536",
+	      MICHI_LEVEL_TUNER, "smallest allreduce (bytes) of a commutative op that goes as "
+	      "a reduce-scatter and an allgather (Rabenseifner, auto)");
+static const char *coll_allreduce_algo = "auto";
+MICHI_TUNABLE(coll_allreduce_algo, "coll_allreduce_algorithm", MICHI_T_STRING, "auto",
+	      MICHI_LEVEL_TUNER, "allreduce algorithm: auto, recursive_doubling, flat or "
+	      "rabenseifner (commutative ops only; others fall back to recursive_doubling)");
+
+/* Every rank decides alike: the host map, the sizes and the op are the
+ * job's. */
+static int allreduce_build(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count)
+{
+	const char *a = coll_allreduce_algo;
+	size_t len = count * s->op.extent;
+	int n = s->c.size;
+
+	if (a && a[0] != 'a') {
+		if (a[0] == 'f')
+			return coll_build_allreduce_flat(s, sbuf, rbuf, count);
+		if (a[0] == 'r' && a[1] == 'a' && s->op.commute && count >= (size_t)n)
+			return coll_build_allreduce_rabenseifner(s, sbuf, rbuf, count);
+		return coll_build_allreduce_recdbl(s, sbuf, rbuf, count);
+	}
+	if (n > 4 && n <= coll_flat_ranks && michi_state.single_host && len <= coll_flat_bytes)
+		return coll_build_allreduce_flat(s, sbuf, rbuf, count);
+	if (s->op.commute && len >= coll_rsag_bytes && count >= (size_t)n)
+		return coll_build_allreduce_rabenseifner(s, sbuf, rbuf, count);
+	return coll_build_allreduce_recdbl(s, sbuf, rbuf, count);
+}
+
+static int allreduce_common(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+			    MPI_Op op, MPI_Comm comm, MPI_Request *request, int nb,
+			    const char *fname)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	struct coll_sched *s;
+	struct typed_out *t = NULL;
+	struct coll_op o;
+	int err;
+
+	if ((err = coll_enter(c, comm, request, nb, fname)))
+		return err;
+	if (c->local)
+		return inter_reduce(c, sendbuf, recvbuf, count, NULL, 0, dt, op, INTER_ALLREDUCE,
+				    nb ? request : NULL, fname);
+	if (ERRCHK && (err = coll_check_reduce(c, fname, sendbuf, recvbuf, count, dt, op, 1)))
+		return err;
+	coll_op_of(&o, op, dt);
+	if (!(s = coll_new(c, COLL_TAG_ALLREDUCE, &o)))
+		return michi_err_nomem(c, fname);
+	if (count > 0) {
+		int inplace = sendbuf == MPI_IN_PLACE;
+		void *rb = result_buf(s, recvbuf, count, dt, inplace, &t);
+
+		if (rb && !allreduce_build(s, inplace ? NULL : sendbuf, rb, (size_t)count))
+			typed_out_finish(s, t);
+	}
+	return michi_coll_go(c, s, nb ? request : NULL, fname);
+}
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
 		   MPI_Op op, MPI_Comm comm)
 {
-	static const char fname[] = "MPI_Allreduce";
+	return allreduce_common(sendbuf, recvbuf, count, datatype, op, comm, NULL, 0,
+				"MPI_Allreduce");
+}
+
+int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+		    MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return allreduce_common(sendbuf, recvbuf, count, datatype, op, comm, request, 1,
+				"MPI_Iallreduce");
+}
+
+/* Reduce-scatter(_block): counts NULL is the block form of rcount each. */
+static int reduce_scatter_common(const void *sendbuf, void *recvbuf, const int *counts,
+				 int rcount, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+				 MPI_Request *request, int nb, const char *fname)
+{
 	struct michi_comm *c = michi_comm_get(comm);
-	struct coll_comm cc;
+	struct coll_sched *s;
+	struct typed_out *t = NULL;
+	struct coll_op o;
+	long total = 0;
+	int err, i;
+
+	if ((err = coll_enter(c, comm, request, nb, fname)))
+		return err;
+	if (c->local)
+		return inter_reduce(c, sendbuf, recvbuf, 0, counts, rcount, dt, op, INTER_REDSCAT,
+				    nb ? request : NULL, fname);
+	if (ERRCHK && counts == NULL && rcount < 0)
+		return michi_mpi_err(c, MPI_ERR_COUNT, fname, "(recvcount=%d): negative count",
+				     rcount);
+	for (i = 0; counts && i < c->size; i++) {
+		if (ERRCHK && counts[i] < 0)
+			return michi_mpi_err(c, MPI_ERR_COUNT, fname,
+					     "(recvcounts[%d]=%d): negative count", i, counts[i]);
+		total += counts[i];
+	}
+	if (!counts)
+		total = (long)rcount * c->size;
+	if (ERRCHK && total > 0x7fffffff)
+		return michi_mpi_err(c, MPI_ERR_COUNT, fname,
+				     "(): %ld elements in all: too many for now", total);
+	if (ERRCHK && (err = coll_check_reduce(c, fname, sendbuf, recvbuf, (int)total, dt, op,
+					       0)))
+		return err;
+	if (ERRCHK && (counts ? counts[c->rank] : rcount) > 0) {
+		if (!recvbuf)
+			return michi_mpi_err(c, MPI_ERR_BUFFER, fname,
+					     "(recvbuf=NULL): NULL buffer with a positive count");
+		if (recvbuf == MPI_IN_PLACE)
+			return coll_err_inplace(c, fname, "recvbuf",
+						"only sendbuf may be MPI_IN_PLACE");
+		if (sendbuf == recvbuf)
+			return coll_err_alias(c, fname);
+	}
+	coll_op_of(&o, op, dt);
+	if (!(s = coll_new(c, COLL_TAG_REDUCE_SCATTER, &o)))
+		return michi_err_nomem(c, fname);
+	if (total > 0) {
+		const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+		void *rb = result_buf(s, recvbuf, counts ? counts[c->rank] : rcount, dt, 0, &t);
+
+		if ((rb || !recvbuf) &&
+		    !coll_build_reduce_scatter(s, in == rb ? NULL : in, rb, counts,
+					       (size_t)rcount, o.commute))
+			typed_out_finish(s, t);
+	}
+	return michi_coll_go(c, s, nb ? request : NULL, fname);
+}
+
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+			MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	if (ERRCHK && !recvcounts)
+		return michi_err_null(michi_comm_get(comm), "MPI_Reduce_scatter", "recvcounts");
+	return reduce_scatter_common(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, NULL,
+				     0, "MPI_Reduce_scatter");
+}
+
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+			 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	if (ERRCHK && !recvcounts)
+		return michi_err_null(michi_comm_get(comm), "MPI_Ireduce_scatter", "recvcounts");
+	return reduce_scatter_common(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm,
+				     request, 1, "MPI_Ireduce_scatter");
+}
+
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+			      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	return reduce_scatter_common(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm, NULL,
+				     0, "MPI_Reduce_scatter_block");
+}
+
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+			       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+			       MPI_Request *request)
+{
+	return reduce_scatter_common(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm,
+				     request, 1, "MPI_Ireduce_scatter_block");
+}
+
+static int scan_common(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+		       MPI_Op op, MPI_Comm comm, MPI_Request *request, int nb, int exclusive,
+		       const char *fname)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	struct coll_sched *s;
+	struct typed_out *t = NULL;
 	struct coll_op o;
 	int err;
 
-	MICHI_CHECK_INIT(fname);
-	if (unlikely(c && c->local))
-		return coll_inter(c, fname);
-	if (packed_type(datatype))
-		return reduce_derived(fname, datatype, op, comm);
-	if (ERRCHK && (err = coll_check_reduce(c, comm, fname, sendbuf, recvbuf, count, datatype,
-					       op, 1)))
+	if ((err = coll_enter(c, comm, request, nb, fname)))
 		return err;
-	if (count == 0)
-		return MPI_SUCCESS;
-	coll_comm_of(c, &cc);
-	coll_op_of(&o, op, datatype);
-	/* every rank decides alike: the host map and the sizes are the job's;
-	 * an op that does not commute needs the rank order of the flat one */
-	if (!michi_op_commutes(op) ||
-	    (c->size > 4 && c->size <= coll_flat_ranks && michi_state.single_host &&
-	     (size_t)count * o.extent <= coll_flat_bytes))
-		return coll_done(c, coll_allreduce_flat(&cc, sendbuf == MPI_IN_PLACE ? NULL : sendbuf,
-							recvbuf, (size_t)count, &o), fname);
-	return coll_done(c, coll_allreduce_recdbl(&cc, sendbuf == MPI_IN_PLACE ? NULL : sendbuf,
-						  recvbuf, (size_t)count, &o), fname);
+	if (c->local)
+		return coll_intra_only(c, fname);
+	if (ERRCHK && (err = coll_check_reduce(c, fname, sendbuf, recvbuf, count, dt, op, 1)))
+		return err;
+	coll_op_of(&o, op, dt);
+	if (!(s = coll_new(c, COLL_TAG_SCAN, &o)))
+		return michi_err_nomem(c, fname);
+	if (count > 0) {
+		int inplace = sendbuf == MPI_IN_PLACE;
+		/* exscan leaves rank 0's recvbuf alone */
+		void *rb = result_buf(s, recvbuf, exclusive && c->rank == 0 ? 0 : count, dt,
+				      inplace, &t);
+
+		if ((rb || (exclusive && c->rank == 0)) &&
+		    !coll_build_scan_recdbl(s, inplace ? NULL : sendbuf, rb ? rb : recvbuf,
+					    (size_t)count, exclusive))
+			typed_out_finish(s, t);
+	}
+	return michi_coll_go(c, s, nb ? request : NULL, fname);
+}
+
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+	      MPI_Comm comm)
+{
+	return scan_common(sendbuf, recvbuf, count, datatype, op, comm, NULL, 0, 0, "MPI_Scan");
+}
+
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+	       MPI_Comm comm, MPI_Request *request)
+{
+	return scan_common(sendbuf, recvbuf, count, datatype, op, comm, request, 1, 0,
+			   "MPI_Iscan");
+}
+
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+		MPI_Op op, MPI_Comm comm)
+{
+	return scan_common(sendbuf, recvbuf, count, datatype, op, comm, NULL, 0, 1, "MPI_Exscan");
+}
+
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+		 MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return scan_common(sendbuf, recvbuf, count, datatype, op, comm, request, 1, 1,
+			   "MPI_Iexscan");
 }
 
 /* ---- gather and scatter ------------------------------------------------------ */
@@ -378,119 +908,185 @@ static int coll_check_rooted(struct michi_comm *c, const char *fname, int root, 
 
 static int gather_common(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 			 void *recvbuf, const int *recvcounts, const int *displs, int recvcount,
-			 MPI_Datatype recvtype, int root, MPI_Comm comm, const char *fname)
+			 MPI_Datatype recvtype, int root, int vform, MPI_Comm comm,
+			 MPI_Request *request, int nb, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
-	int inplace = sendbuf == MPI_IN_PLACE;
-	struct coll_comm cc;
-	size_t ext = 0;
+	int inplace = sendbuf == MPI_IN_PLACE, isroot;
+	struct side snd = { NULL, NULL, 0 }, rcv = { NULL, NULL, 0 };
+	struct unstage *u = NULL;
+	struct coll_sched *s;
 	int err;
 
-	MICHI_CHECK_INIT(fname);
-	if (unlikely(c && c->local))
-		return coll_inter(c, fname);
-	if (ERRCHK) {
-		if (unlikely(!c))
-			return michi_check_comm_slow(comm, fname);
-		if ((err = coll_check_rooted(c, fname, root, 1, sendbuf, sendcount, sendtype,
-					     recvbuf, recvcounts, displs, recvcount, recvtype)))
-			return err;
-	}
-	if (c->rank == root)
-		ext = (size_t)michi_dt_extent(recvtype);
-	coll_comm_of(c, &cc);
-	return coll_done(c, coll_gatherv_linear(&cc, inplace ? NULL : sendbuf,
-						inplace ? 0 : michi_dt_bytes(sendtype, sendcount),
-						recvbuf, recvcounts, displs, (size_t)recvcount,
-						ext, root), fname);
+	if ((err = coll_enter(c, comm, request, nb, fname)))
+		return err;
+	if (c->local)
+		return inter_rooted(c, 1, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+				    recvcount, recvtype, root, vform, nb ? request : NULL, fname);
+	if (ERRCHK && (err = coll_check_rooted(c, fname, root, 1, sendbuf, sendcount, sendtype,
+					       recvbuf, recvcounts, displs, recvcount, recvtype)))
+		return err;
+	isroot = c->rank == root;
+	if (!(s = coll_new(c, COLL_TAG_GATHER, NULL)))
+		return michi_err_nomem(c, fname);
+	if ((inplace || !side_of(s, &snd, sendbuf, NULL, NULL, (size_t)sendcount, sendtype, 1, 1,
+				 NULL)) &&
+	    (!isroot || !side_of(s, &rcv, recvbuf, recvcounts, displs, (size_t)recvcount,
+				 recvtype, c->size, inplace, &u)) &&
+	    !coll_build_gatherv_linear(s, inplace ? NULL : snd.buf,
+				       inplace ? 0 : (size_t)sendcount * snd.unit, rcv.buf,
+				       recvcounts, rcv.displs, (size_t)recvcount, rcv.unit, root))
+		unstage_finish(s, u);
+	return michi_coll_go(c, s, nb ? request : NULL, fname);
 }
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	return gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
-			     recvtype, root, comm, "MPI_Gather");
+			     recvtype, root, 0, comm, NULL, 0, "MPI_Gather");
+}
+
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+		 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+		 MPI_Request *request)
+{
+	return gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+			     recvtype, root, 0, comm, request, 1, "MPI_Igather");
+}
+
+/* only the root reads the arrays of a rooted v collective; a NULL one
+ * elsewhere is legal */
+static int rooted_v_counts(MPI_Comm comm, int root, const int *counts, const char *fname,
+			   const char *arg, const int **out)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+
+	*out = NULL;
+	if (!c || (c->local ? root != MPI_ROOT
+		   : (unsigned)root >= (unsigned)c->size || c->rank != root))
+		return MPI_SUCCESS;
+	if (ERRCHK && !counts)
+		return michi_err_null(c, fname, arg);
+	*out = counts;
+	return MPI_SUCCESS;
 }
 
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
 		 MPI_Comm comm)
 {
-	struct michi_comm *c = michi_comm_get(comm);
+	const int *counts;
+	int err = rooted_v_counts(comm, root, recvcounts, "MPI_Gatherv", "recvcounts", &counts);
 
-	/* only the root reads the arrays; a NULL one elsewhere is legal */
-	if (ERRCHK && c && c->rank == root && !recvcounts)
-		return michi_mpi_err(c, MPI_ERR_ARG, "MPI_Gatherv", "(recvcounts=NULL): NULL pointer");
-	return gather_common(sendbuf, sendcount, sendtype, recvbuf,
-			     c && c->rank == root ? recvcounts : NULL, displs, 0, recvtype, root,
-			     comm, "MPI_Gatherv");
+	return err ? err : gather_common(sendbuf, sendcount, sendtype, recvbuf, counts, displs, 0,
+					 recvtype, root, 1, comm, NULL, 0, "MPI_Gatherv");
+}
+
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+		  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+		  MPI_Comm comm, MPI_Request *request)
+{
+	const int *counts;
+	int err = rooted_v_counts(comm, root, recvcounts, "MPI_Igatherv", "recvcounts", &counts);
+
+	return err ? err : gather_common(sendbuf, sendcount, sendtype, recvbuf, counts, displs, 0,
+					 recvtype, root, 1, comm, request, 1, "MPI_Igatherv");
 }
 
 static int scatter_common(const void *sendbuf, const int *sendcounts, const int *displs,
 			  int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-			  MPI_Datatype recvtype, int root, MPI_Comm comm, const char *fname)
+			  MPI_Datatype recvtype, int root, int vform, MPI_Comm comm,
+			  MPI_Request *request, int nb, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
-	int inplace = recvbuf == MPI_IN_PLACE;
-	struct coll_comm cc;
-	size_t ext = 0;
+	int inplace = recvbuf == MPI_IN_PLACE, isroot;
+	struct side snd = { NULL, NULL, 0 }, rcv = { NULL, NULL, 0 };
+	struct unstage *u = NULL;
+	struct coll_sched *s;
 	int err;
 
-	MICHI_CHECK_INIT(fname);
-	if (unlikely(c && c->local))
-		return coll_inter(c, fname);
-	if (ERRCHK) {
-		if (unlikely(!c))
-			return michi_check_comm_slow(comm, fname);
-		if ((err = coll_check_rooted(c, fname, root, 0, recvbuf, recvcount, recvtype,
-					     sendbuf, sendcounts, displs, sendcount, sendtype)))
-			return err;
-	}
-	if (c->rank == root)
-		ext = (size_t)michi_dt_extent(sendtype);
-	coll_comm_of(c, &cc);
-	return coll_done(c, coll_scatterv_linear(&cc, sendbuf, sendcounts, displs,
-						 (size_t)sendcount, ext, inplace ? NULL : recvbuf,
-						 inplace ? 0 : michi_dt_bytes(recvtype, recvcount),
-						 root), fname);
+	if ((err = coll_enter(c, comm, request, nb, fname)))
+		return err;
+	if (c->local)
+		return inter_rooted(c, 0, recvbuf, recvcount, recvtype, sendbuf, sendcounts, displs,
+				    sendcount, sendtype, root, vform, nb ? request : NULL, fname);
+	if (ERRCHK && (err = coll_check_rooted(c, fname, root, 0, recvbuf, recvcount, recvtype,
+					       sendbuf, sendcounts, displs, sendcount, sendtype)))
+		return err;
+	isroot = c->rank == root;
+	if (!(s = coll_new(c, COLL_TAG_SCATTER, NULL)))
+		return michi_err_nomem(c, fname);
+	if ((!isroot || !side_of(s, &snd, sendbuf, sendcounts, displs, (size_t)sendcount,
+				 sendtype, c->size, 1, NULL)) &&
+	    (inplace || !side_of(s, &rcv, recvbuf, NULL, NULL, (size_t)recvcount, recvtype, 1, 0,
+				 &u)) &&
+	    !coll_build_scatterv_linear(s, snd.buf, sendcounts, snd.displs, (size_t)sendcount,
+					snd.unit, inplace ? NULL : rcv.buf,
+					inplace ? 0 : (size_t)recvcount * rcv.unit, root))
+		unstage_finish(s, u);
+	return michi_coll_go(c, s, nb ? request : NULL, fname);
 }
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	return scatter_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
-			      recvtype, root, comm, "MPI_Scatter");
+			      recvtype, root, 0, comm, NULL, 0, "MPI_Scatter");
+}
+
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+		  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+		  MPI_Request *request)
+{
+	return scatter_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
+			      recvtype, root, 0, comm, request, 1, "MPI_Iscatter");
 }
 
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
 		  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
 		  int root, MPI_Comm comm)
 {
-	struct michi_comm *c = michi_comm_get(comm);
+	const int *counts;
+	int err = rooted_v_counts(comm, root, sendcounts, "MPI_Scatterv", "sendcounts", &counts);
 
-	if (ERRCHK && c && c->rank == root && !sendcounts)
-		return michi_mpi_err(c, MPI_ERR_ARG, "MPI_Scatterv", "(sendcounts=NULL): NULL pointer");
-	return scatter_common(sendbuf, c && c->rank == root ? sendcounts : NULL, displs, 0,
-			      sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Scatterv");
+	return err ? err : scatter_common(sendbuf, counts, displs, 0, sendtype, recvbuf,
+					  recvcount, recvtype, root, 1, comm, NULL, 0,
+					  "MPI_Scatterv");
+}
+
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+		   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+		   int root, MPI_Comm comm, MPI_Request *request)
+{
+	const int *counts;
+	int err = rooted_v_counts(comm, root, sendcounts, "MPI_Iscatterv", "sendcounts", &counts);
+
+	return err ? err : scatter_common(sendbuf, counts, displs, 0, sendtype, recvbuf,
+					  recvcount, recvtype, root, 1, comm, request, 1,
+					  "MPI_Iscatterv");
 }
 
 /* ---- allgather and alltoall ---------------------------------------------------- */
 
 static int allgather_common(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 			    void *recvbuf, const int *recvcounts, const int *displs,
-			    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char *fname)
+			    int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+			    MPI_Request *request, int nb, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
 	int inplace = sendbuf == MPI_IN_PLACE;
-	struct coll_comm cc;
+	struct side snd = { NULL, NULL, 0 }, rcv;
+	struct unstage *u = NULL;
+	struct coll_sched *s;
 	int err;
 
-	MICHI_CHECK_INIT(fname);
-	if (unlikely(c && c->local))
-		return coll_inter(c, fname);
+	if ((err = coll_enter(c, comm, request, nb, fname)))
+		return err;
+	if (c->local)
+		return inter_allgather(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+				       recvcount, recvtype, nb ? request : NULL, fname);
 	if (ERRCHK) {
-		if (unlikely(!c))
-			return michi_check_comm_slow(comm, fname);
 		if (!inplace && (err = coll_check_buf(c, fname, "send", sendbuf, sendcount, sendtype)))
 			return err;
 		if ((err = coll_check_rootbuf(c, fname, "recv", recvbuf, recvcounts, displs,
@@ -499,18 +1095,31 @@ static int allgather_common(const void *sendbuf, int sendcount, MPI_Datatype sen
 		if (recvbuf == MPI_IN_PLACE)
 			return coll_err_inplace(c, fname, "recvbuf", "only sendbuf may be MPI_IN_PLACE");
 	}
-	coll_comm_of(c, &cc);
-	return coll_done(c, coll_allgatherv_ring(&cc, inplace ? NULL : sendbuf,
-						 inplace ? 0 : michi_dt_bytes(sendtype, sendcount),
-						 recvbuf, recvcounts, displs, (size_t)recvcount,
-						 (size_t)michi_dt_extent(recvtype)), fname);
+	if (!(s = coll_new(c, COLL_TAG_ALLGATHER, NULL)))
+		return michi_err_nomem(c, fname);
+	if ((inplace || !side_of(s, &snd, sendbuf, NULL, NULL, (size_t)sendcount, sendtype, 1, 1,
+				 NULL)) &&
+	    !side_of(s, &rcv, recvbuf, recvcounts, displs, (size_t)recvcount, recvtype, c->size,
+		     inplace, &u) &&
+	    !coll_build_allgatherv_ring(s, inplace ? NULL : snd.buf,
+					inplace ? 0 : (size_t)sendcount * snd.unit, rcv.buf,
+					recvcounts, rcv.displs, (size_t)recvcount, rcv.unit))
+		unstage_finish(s, u);
+	return michi_coll_go(c, s, nb ? request : NULL, fname);
 }
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	return allgather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
-				recvtype, comm, "MPI_Allgather");
+				recvtype, comm, NULL, 0, "MPI_Allgather");
+}
+
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+		    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return allgather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+				recvtype, comm, request, 1, "MPI_Iallgather");
 }
 
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -518,28 +1127,58 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 		    MPI_Comm comm)
 {
 	if (ERRCHK && !recvcounts)
-		return michi_mpi_err(michi_comm_get(comm), MPI_ERR_ARG, "MPI_Allgatherv",
-				     "(recvcounts=NULL): NULL pointer");
+		return michi_err_null(michi_comm_get(comm), "MPI_Allgatherv", "recvcounts");
 	return allgather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
-				recvtype, comm, "MPI_Allgatherv");
+				recvtype, comm, NULL, 0, "MPI_Allgatherv");
+}
+
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+		     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+		     MPI_Comm comm, MPI_Request *request)
+{
+	if (ERRCHK && !recvcounts)
+		return michi_err_null(michi_comm_get(comm), "MPI_Iallgatherv", "recvcounts");
+	return allgather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+				recvtype, comm, request, 1, "MPI_Iallgatherv");
+}
+
+/* Alltoall(v) on an intercommunicator: the blocks of both sides for the
+ * pairwise exchange with the remote group. */
+static int inter_alltoall(struct coll_sched *s, const struct side *snd, const int *scounts,
+			  size_t sucount, const struct side *rcv, const int *rcounts,
+			  size_t rucount)
+{
+	int i, n = s->c.size;
+	size_t *lens = coll_sched_tmp(s, 2 * (size_t)n * (sizeof(size_t) + sizeof(char *)));
+	char **ptrs;
+
+	if (!lens)
+		return -1;
+	ptrs = (char **)(lens + 2 * n);
+	for (i = 0; i < n; i++) {
+		ptrs[i] = coll_block(snd->buf, scounts, snd->displs, sucount, snd->unit, i, &lens[i]);
+		ptrs[n + i] = coll_block(rcv->buf, rcounts, rcv->displs, rucount, rcv->unit, i,
+					 &lens[n + i]);
+	}
+	return coll_build_inter_alltoallw(s, (const char *const *)ptrs, lens, ptrs + n, lens + n);
 }
 
 static int alltoall_common(const void *sendbuf, const int *sendcounts, const int *sdispls,
 			   int sendcount, MPI_Datatype sendtype, void *recvbuf,
 			   const int *recvcounts, const int *rdispls, int recvcount,
-			   MPI_Datatype recvtype, MPI_Comm comm, const char *fname)
+			   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request, int nb,
+			   const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
 	int inplace = sendbuf == MPI_IN_PLACE;
-	struct coll_comm cc;
+	struct side snd = { NULL, NULL, 0 }, rcv;
+	struct unstage *u = NULL;
+	struct coll_sched *s;
 	int err;
 
-	MICHI_CHECK_INIT(fname);
-	if (unlikely(c && c->local))
-		return coll_inter(c, fname);
+	if ((err = coll_enter(c, comm, request, nb, fname)))
+		return err;
 	if (ERRCHK) {
-		if (unlikely(!c))
-			return michi_check_comm_slow(comm, fname);
 		if (!inplace && (err = coll_check_rootbuf(c, fname, "send", sendbuf, sendcounts,
 							  sdispls, sendcount, sendtype)))
 			return err;
@@ -551,32 +1190,612 @@ static int alltoall_common(const void *sendbuf, const int *sendcounts, const int
 		if (!inplace && sendbuf == recvbuf && (recvcounts || recvcount > 0))
 			return coll_err_alias(c, fname);
 	}
-	coll_comm_of(c, &cc);
-	return coll_done(c, coll_alltoallv_pairwise(&cc, inplace ? NULL : sendbuf, sendcounts,
-						    sdispls, (size_t)sendcount,
-						    inplace ? 0 : (size_t)michi_dt_extent(sendtype),
-						    recvbuf, recvcounts, rdispls, (size_t)recvcount,
-						    (size_t)michi_dt_extent(recvtype)), fname);
+	if (ERRCHK && c->local && inplace)
+		return coll_err_inplace(c, fname, "sendbuf", "not allowed on an intercommunicator");
+	s = c->local ? coll_new_inter(c, COLL_TAG_ALLTOALL, NULL)
+		     : coll_new(c, COLL_TAG_ALLTOALL, NULL);
+	if (!s)
+		return michi_err_nomem(c, fname);
+	if ((inplace || !side_of(s, &snd, sendbuf, sendcounts, sdispls, (size_t)sendcount,
+				 sendtype, c->size, 1, NULL)) &&
+	    !side_of(s, &rcv, recvbuf, recvcounts, rdispls, (size_t)recvcount, recvtype, c->size,
+		     inplace, &u) &&
+	    !(c->local
+	      ? inter_alltoall(s, &snd, sendcounts, (size_t)sendcount, &rcv, recvcounts,
+			       (size_t)recvcount)
+	      : coll_build_alltoallv_pairwise(s, inplace ? NULL : snd.buf, sendcounts, snd.displs,
+					      (size_t)sendcount, snd.unit, rcv.buf, recvcounts,
+					      rcv.displs, (size_t)recvcount, rcv.unit)))
+		unstage_finish(s, u);
+	return michi_coll_go(c, s, nb ? request : NULL, fname);
 }
 
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	return alltoall_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL,
-			       recvcount, recvtype, comm, "MPI_Alltoall");
+			       recvcount, recvtype, comm, NULL, 0, "MPI_Alltoall");
+}
+
+int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+		   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return alltoall_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL,
+			       recvcount, recvtype, comm, request, 1, "MPI_Ialltoall");
+}
+
+static int alltoallv_arrays(MPI_Comm comm, const void *sendbuf, const int *sendcounts,
+			    const int *recvcounts, const char *fname)
+{
+	if (ERRCHK && !recvcounts)
+		return michi_err_null(michi_comm_get(comm), fname, "recvcounts");
+	if (ERRCHK && sendbuf != MPI_IN_PLACE && !sendcounts)
+		return michi_err_null(michi_comm_get(comm), fname, "sendcounts");
+	return MPI_SUCCESS;
 }
 
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
 		   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
 		   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-	if (ERRCHK && !recvcounts)
-		return michi_mpi_err(michi_comm_get(comm), MPI_ERR_ARG, "MPI_Alltoallv",
-				     "(recvcounts=NULL): NULL pointer");
-	if (ERRCHK && sendbuf != MPI_IN_PLACE && !sendcounts)
-		return michi_mpi_err(michi_comm_get(comm), MPI_ERR_ARG, "MPI_Alltoallv",
-				     "(sendcounts=NULL): NULL pointer");
-	return alltoall_common(sendbuf, sendbuf == MPI_IN_PLACE ? NULL : sendcounts, sdispls, 0,
-			       sendtype, recvbuf, recvcounts, rdispls, 0, recvtype, comm,
-			       "MPI_Alltoallv");
+	int err = alltoallv_arrays(comm, sendbuf, sendcounts, recvcounts, "MPI_Alltoallv");
+
+	return err ? err : alltoall_common(sendbuf, sendbuf == MPI_IN_PLACE ? NULL : sendcounts,
+					   sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0,
+					   recvtype, comm, NULL, 0, "MPI_Alltoallv");
+}
+
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+		    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+		    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+		    MPI_Request *request)
+{
+	int err = alltoallv_arrays(comm, sendbuf, sendcounts, recvcounts, "MPI_Ialltoallv");
+
+	return err ? err : alltoall_common(sendbuf, sendbuf == MPI_IN_PLACE ? NULL : sendcounts,
+					   sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0,
+					   recvtype, comm, request, 1, "MPI_Ialltoallv");
+}
+
+/*
+ * Alltoallw: a type per peer and displacements in bytes. Blocks of types
+ * that are not contiguous go through scratch one by one; in place, the
+ * receive layout describes both sides and the builder sends from a copy.
+ */
+static int alltoallw_common(const void *sendbuf, const int *scounts, const int *sdispls,
+			    const MPI_Datatype *stypes, void *recvbuf, const int *rcounts,
+			    const int *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm,
+			    MPI_Request *request, int nb, const char *fname)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	int inplace = sendbuf == MPI_IN_PLACE, n, i, err;
+	struct unstage *u = NULL;
+	struct coll_sched *s;
+	size_t *lens;
+	char **ptrs, *base = NULL;
+
+	if ((err = coll_enter(c, comm, request, nb, fname)))
+		return err;
+	n = c->size;
+	if (ERRCHK) {
+		char arg[32];
+
+		if (!rcounts || !rdispls || !rtypes)
+			return michi_err_null(c, fname, !rcounts ? "recvcounts" : !rdispls ?
+					      "rdispls" : "recvtypes");
+		if (!inplace && (!scounts || !sdispls || !stypes))
+			return michi_err_null(c, fname, !scounts ? "sendcounts" : !sdispls ?
+					      "sdispls" : "sendtypes");
+		if (recvbuf == MPI_IN_PLACE)
+			return coll_err_inplace(c, fname, "recvbuf", "only sendbuf may be MPI_IN_PLACE");
+		for (i = 0; i < n; i++) {
+			snprintf(arg, sizeof(arg), "recv[%d]: ", i);
+			if ((err = coll_check_buf(c, fname, arg, recvbuf, rcounts[i], rtypes[i])))
+				return err;
+			snprintf(arg, sizeof(arg), "send[%d]: ", i);
+			if (!inplace && (err = coll_check_buf(c, fname, arg, sendbuf, scounts[i],
+							      stypes[i])))
+				return err;
+		}
+	}
+	if (ERRCHK && c->local && inplace)
+		return coll_err_inplace(c, fname, "sendbuf", "not allowed on an intercommunicator");
+	s = c->local ? coll_new_inter(c, COLL_TAG_ALLTOALL, NULL)
+		     : coll_new(c, COLL_TAG_ALLTOALL, NULL);
+	if (!s)
+		return michi_err_nomem(c, fname);
+	if (!(lens = coll_sched_tmp(s, 2 * (size_t)n * (sizeof(size_t) + sizeof(char *)))) ||
+	    !(u = unstage_new(s, n)))
+		goto go;
+	ptrs = (char **)(lens + 2 * n);
+	if (inplace) {
+		/* the data to send is what the receive buffer holds now */
+		size_t span = 0;
+
+		for (i = 0; i < n; i++) {
+			size_t end = (size_t)rdispls[i] +
+				     (size_t)rcounts[i] * (size_t)michi_dt_extent(rtypes[i]);
+
+			span = end > span ? end : span;
+		}
+		if (!(base = coll_sched_tmp(s, span)))
+			goto go;
+		memcpy(base, recvbuf, span);
+		sendbuf = base;
+		scounts = rcounts;
+		sdispls = rdispls;
+		stypes = rtypes;
+	}
+	for (i = 0; i < n; i++) {
+		MPI_Datatype st = stypes[i], rt = rtypes[i];
+
+		ptrs[i] = (char *)sendbuf + sdispls[i];
+		ptrs[n + i] = (char *)recvbuf + rdispls[i];
+		lens[i] = coll_bytes(st, scounts[i]);
+		lens[n + i] = coll_bytes(rt, rcounts[i]);
+		if (!coll_contig(st) && scounts[i]) {
+			char *p = coll_sched_tmp(s, lens[i]);
+
+			if (!p)
+				goto go;
+			michi_dt_pack(ptrs[i], scounts[i], st, 0, p, lens[i]);
+			ptrs[i] = p;
+		}
+		if (!coll_contig(rt) && rcounts[i]) {
+			char *p = coll_sched_tmp(s, lens[n + i]);
+
+			if (!p)
+				goto go;
+			unstage_add(u, ptrs[n + i], p, rcounts[i], rt);
+			ptrs[n + i] = p;
+		}
+	}
+	if (!(c->local ? coll_build_inter_alltoallw(s, (const char *const *)ptrs, lens, ptrs + n,
+						   lens + n)
+	      : coll_build_alltoallw_pairwise(s, (const char *const *)ptrs, lens, ptrs + n,
+					      lens + n)))
+		unstage_finish(s, u);
+go:
+	return michi_coll_go(c, s, nb ? request : NULL, fname);
+}
+
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+		   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+		   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+	return alltoallw_common(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+				rdispls, recvtypes, comm, NULL, 0, "MPI_Alltoallw");
+}
+
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+		    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+		    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+		    MPI_Request *request)
+{
+	return alltoallw_common(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+				rdispls, recvtypes, comm, request, 1, "MPI_Ialltoallw");
+}
+
+/* ---- neighbourhood collectives ---------------------------------------------------- */
+
+/*
+ * The neighbourhood collectives of one topology communicator. Block i of
+ * the receive side comes from in-neighbour i; the send side is one block
+ * for every out-neighbour (allgather: the same block) or block j for
+ * out-neighbour j. Layouts: counts NULL is the uniform one of ucount
+ * elements; displacements count elements (v forms), or bytes with a type
+ * per block (w forms, stypes/rtypes non-NULL).
+ */
+struct nbr_side {
+	const void *buf;
+	const int *counts;
+	const int *displs;       /* elements */
+	const MPI_Aint *bdispls; /* bytes (w forms) */
+	const MPI_Datatype *types;
+	int ucount;
+	MPI_Datatype dt;
+	int same;                /* one block for every neighbour */
+};
+
+static int nbr_check(struct michi_comm *c, const char *fname, const char *arg,
+		     const struct nbr_side *sd, int n)
+{
+	char a[32];
+	int i, err;
+
+	for (i = 0; i < (sd->same ? 1 : n); i++) {
+		int cnt = sd->counts ? sd->counts[i] : sd->ucount;
+		MPI_Datatype dt = sd->types ? sd->types[i] : sd->dt;
+
+		snprintf(a, sizeof(a), "%s[%d]: ", arg, i);
+		if ((err = coll_check_buf(c, fname, sd->same ? arg : a, sd->buf, cnt, dt)))
+			return err;
+	}
+	return MPI_SUCCESS;
+}
+
+/* Address and bytes of block i, packed into scratch (send) or to be
+ * unpacked at the end (receive, into u) when its type is not contiguous. */
+static int nbr_block(struct coll_sched *s, const struct nbr_side *sd, int i, int recv,
+		     struct unstage *u, char **p, size_t *len)
+{
+	int k = sd->same ? 0 : i;
+	int cnt = sd->counts ? sd->counts[k] : sd->ucount;
+	MPI_Datatype dt = sd->types ? sd->types[k] : sd->dt;
+	char *b = (char *)sd->buf + (sd->same ? 0 : sd->bdispls ? sd->bdispls[k] :
+		  (ptrdiff_t)(sd->displs ? sd->displs[k] : k * sd->ucount) * michi_dt_extent(dt));
+
+	*len = coll_bytes(dt, cnt);
+	*p = b;
+	if (coll_contig(dt) || !cnt)
+		return 0;
+	if (!(*p = coll_sched_tmp(s, *len)))
+		return -1;
+	if (recv)
+		unstage_add(u, b, *p, cnt, dt);
+	else
+		michi_dt_pack(b, cnt, dt, 0, *p, *len);
+	return 0;
+}
+
+static int neighbor_common(MPI_Comm comm, const struct nbr_side *snd, const struct nbr_side *rcv,
+			   MPI_Request *request, int nb, const char *fname)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	int nin, nout, cart, i, err;
+	struct unstage *u;
+	struct coll_sched *s;
+	size_t *lens;
+	char **ptrs;
+	int *in, *out;
+
+	if ((err = coll_enter(c, comm, request, nb, fname)))
+		return err;
+	if (c->local)
+		return coll_intra_only(c, fname);
+	cart = michi_topo_neighbors(c, &nin, &nout, NULL, NULL);
+	if (cart < 0)
+		return michi_mpi_err(c, MPI_ERR_TOPOLOGY, fname,
+				     "(comm): the communicator has no virtual topology");
+	if (ERRCHK && ((err = nbr_check(c, fname, "send", snd, nout)) ||
+		       (err = nbr_check(c, fname, "recv", rcv, nin))))
+		return err;
+	if (!(s = coll_new(c, COLL_TAG_NEIGHBOR, NULL)))
+		return michi_err_nomem(c, fname);
+	if (!(in = coll_sched_tmp(s, (size_t)(nin + nout + 1) * sizeof(int))) ||
+	    !(lens = coll_sched_tmp(s, (size_t)(nin + nout + 1) * (sizeof(size_t) + sizeof(char *)))) ||
+	    !(u = unstage_new(s, nin)))
+		goto go;
+	out = in + nin;
+	ptrs = (char **)(lens + nin + nout + 1);
+	michi_topo_neighbors(c, &nin, &nout, in, out);
+	/* MPI_PROC_NULL neighbours move nothing: their blocks stay as they are */
+	for (i = 0; i < nin; i++)
+		if (in[i] != MPI_PROC_NULL && nbr_block(s, rcv, i, 1, u, &ptrs[i], &lens[i]))
+			goto go;
+	for (i = 0; i < nout; i++)
+		if (out[i] != MPI_PROC_NULL &&
+		    nbr_block(s, snd, i, 0, NULL, &ptrs[nin + i], &lens[nin + i]))
+			goto go;
+	if (!coll_build_neighbor(s, nin, in, ptrs, lens, nout, out,
+				 (const char *const *)ptrs + nin, lens + nin, cart))
+		unstage_finish(s, u);
+go:
+	return michi_coll_go(c, s, nb ? request : NULL, fname);
+}
+
+#define NBR_SEND_ONE(b, n, t) { .buf = (b), .ucount = (n), .dt = (t), .same = 1 }
+#define NBR_BLOCKS(b, n, t) { .buf = (b), .ucount = (n), .dt = (t) }
+#define NBR_V(b, cs, ds, t) { .buf = (b), .counts = (cs), .displs = (ds), .dt = (t) }
+#define NBR_W(b, cs, ds, ts) { .buf = (b), .counts = (cs), .bdispls = (ds), .types = (ts) }
+
+int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	struct nbr_side s = NBR_SEND_ONE(sendbuf, sendcount, sendtype),
+			r = NBR_BLOCKS(recvbuf, recvcount, recvtype);
+
+	return neighbor_common(comm, &s, &r, NULL, 0, "MPI_Neighbor_allgather");
+}
+
+int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+			     MPI_Request *request)
+{
+	struct nbr_side s = NBR_SEND_ONE(sendbuf, sendcount, sendtype),
+			r = NBR_BLOCKS(recvbuf, recvcount, recvtype);
+
+	return neighbor_common(comm, &s, &r, request, 1, "MPI_Ineighbor_allgather");
+}
+
+int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			     void *recvbuf, const int recvcounts[], const int displs[],
+			     MPI_Datatype recvtype, MPI_Comm comm)
+{
+	struct nbr_side s = NBR_SEND_ONE(sendbuf, sendcount, sendtype),
+			r = NBR_V(recvbuf, recvcounts, displs, recvtype);
+
+	if (ERRCHK && (!recvcounts || !displs))
+		return michi_err_null(michi_comm_get(comm), "MPI_Neighbor_allgatherv",
+				      !recvcounts ? "recvcounts" : "displs");
+	return neighbor_common(comm, &s, &r, NULL, 0, "MPI_Neighbor_allgatherv");
+}
+
+int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			      void *recvbuf, const int recvcounts[], const int displs[],
+			      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	struct nbr_side s = NBR_SEND_ONE(sendbuf, sendcount, sendtype),
+			r = NBR_V(recvbuf, recvcounts, displs, recvtype);
+
+	if (ERRCHK && (!recvcounts || !displs))
+		return michi_err_null(michi_comm_get(comm), "MPI_Ineighbor_allgatherv",
+				      !recvcounts ? "recvcounts" : "displs");
+	return neighbor_common(comm, &s, &r, request, 1, "MPI_Ineighbor_allgatherv");
+}
+
+int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	struct nbr_side s = NBR_BLOCKS(sendbuf, sendcount, sendtype),
+			r = NBR_BLOCKS(recvbuf, recvcount, recvtype);
+
+	return neighbor_common(comm, &s, &r, NULL, 0, "MPI_Neighbor_alltoall");
+}
+
+int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+			    MPI_Request *request)
+{
+	struct nbr_side s = NBR_BLOCKS(sendbuf, sendcount, sendtype),
+			r = NBR_BLOCKS(recvbuf, recvcount, recvtype);
+
+	return neighbor_common(comm, &s, &r, request, 1, "MPI_Ineighbor_alltoall");
+}
+
+static int nbr_v_arrays(MPI_Comm comm, const void *sc, const void *sd, const void *rc,
+			const void *rd, const char *fname)
+{
+	if (ERRCHK && (!sc || !sd || !rc || !rd))
+		return michi_err_null(michi_comm_get(comm), fname, !sc ? "sendcounts" :
+				      !sd ? "sdispls" : !rc ? "recvcounts" : "rdispls");
+	return MPI_SUCCESS;
+}
+
+int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+			    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+			    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	struct nbr_side s = NBR_V(sendbuf, sendcounts, sdispls, sendtype),
+			r = NBR_V(recvbuf, recvcounts, rdispls, recvtype);
+	int err = nbr_v_arrays(comm, sendcounts, sdispls, recvcounts, rdispls,
+			       "MPI_Neighbor_alltoallv");
+
+	return err ? err : neighbor_common(comm, &s, &r, NULL, 0, "MPI_Neighbor_alltoallv");
+}
+
+int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+			     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+			     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+			     MPI_Request *request)
+{
+	struct nbr_side s = NBR_V(sendbuf, sendcounts, sdispls, sendtype),
+			r = NBR_V(recvbuf, recvcounts, rdispls, recvtype);
+	int err = nbr_v_arrays(comm, sendcounts, sdispls, recvcounts, rdispls,
+			       "MPI_Ineighbor_alltoallv");
+
+	return err ? err : neighbor_common(comm, &s, &r, request, 1, "MPI_Ineighbor_alltoallv");
+}
+
+int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+			    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+			    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+	struct nbr_side s = NBR_W(sendbuf, sendcounts, sdispls, sendtypes),
+			r = NBR_W(recvbuf, recvcounts, rdispls, recvtypes);
+	int err = nbr_v_arrays(comm, sendcounts, sdispls, recvcounts, rdispls,
+			       "MPI_Neighbor_alltoallw");
+
+	if (!err && ERRCHK && (!sendtypes || !recvtypes))
+		err = michi_err_null(michi_comm_get(comm), "MPI_Neighbor_alltoallw",
+				     !sendtypes ? "sendtypes" : "recvtypes");
+	return err ? err : neighbor_common(comm, &s, &r, NULL, 0, "MPI_Neighbor_alltoallw");
+}
+
+int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+			     const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+			     void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+			     const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+	struct nbr_side s = NBR_W(sendbuf, sendcounts, sdispls, sendtypes),
+			r = NBR_W(recvbuf, recvcounts, rdispls, recvtypes);
+	int err = nbr_v_arrays(comm, sendcounts, sdispls, recvcounts, rdispls,
+			       "MPI_Ineighbor_alltoallw");
+
+	if (!err && ERRCHK && (!sendtypes || !recvtypes))
+		err = michi_err_null(michi_comm_get(comm), "MPI_Ineighbor_alltoallw",
+				     !sendtypes ? "sendtypes" : "recvtypes");
+	return err ? err : neighbor_common(comm, &s, &r, request, 1, "MPI_Ineighbor_alltoallw");
+}
+
+/* ---- intercommunicators --------------------------------------------------------- */
+
+/* The caller's part in a rooted collective on intercommunicator c. */
+static int inter_role(struct michi_comm *c, int root, const char *fname, int *role)
+{
+	if (root == MPI_ROOT)
+		*role = COLL_ROOT_SELF;
+	else if (root == MPI_PROC_NULL)
+		*role = COLL_ROOT_NONE;
+	else if ((unsigned)root < (unsigned)c->size)
+		*role = COLL_ROOT_REMOTE;
+	else
+		return michi_mpi_err(c, MPI_ERR_ROOT, fname, "(root=%d): on an intercommunicator "
+				     "the root is MPI_ROOT, MPI_PROC_NULL or a rank of the remote "
+				     "group, which has %d ranks", root, c->size);
+	return MPI_SUCCESS;
+}
+
+static int inter_no_inplace(struct michi_comm *c, const void *a, const void *b,
+			    const char *fname)
+{
+	if (a == MPI_IN_PLACE || b == MPI_IN_PLACE)
+		return coll_err_inplace(c, fname, a == MPI_IN_PLACE ? "sendbuf" : "recvbuf",
+					"not allowed on an intercommunicator");
+	return MPI_SUCCESS;
+}
+
+static int inter_bcast(struct michi_comm *c, void *buf, int count, MPI_Datatype dt, int root,
+		       MPI_Request *request, const char *fname)
+{
+	struct unstage *u = NULL;
+	struct coll_sched *s;
+	struct side sd;
+	int role, err;
+
+	if ((err = inter_role(c, root, fname, &role)))
+		return err;
+	if (ERRCHK && role != COLL_ROOT_NONE &&
+	    (err = coll_check_buf(c, fname, "", buf, count, dt)))
+		return err;
+	if (!(s = coll_new_inter(c, COLL_TAG_BCAST, NULL)))
+		return michi_err_nomem(c, fname);
+	if (role == COLL_ROOT_NONE ||
+	    (!side_of(s, &sd, buf, NULL, NULL, (size_t)count, dt, 1, role == COLL_ROOT_SELF,
+		      role == COLL_ROOT_SELF ? NULL : &u) &&
+	     !coll_build_inter_bcast(s, sd.buf, (size_t)count * sd.unit, role, root)))
+		unstage_finish(s, u);
+	return michi_coll_go(c, s, request, fname);
+}
+
+/* Reduce (root >= -3), allreduce (INTER_ALLREDUCE) and reduce-scatter
+ * (counts or rcount, INTER_REDSCAT) on an intercommunicator. */
+static int inter_reduce(struct michi_comm *c, const void *sbuf, void *rbuf, int count,
+			const int *counts, int rcount, MPI_Datatype dt, MPI_Op op, int root,
+			MPI_Request *request, const char *fname)
+{
+	int role = COLL_ROOT_REMOTE, err, i, tag;
+	int lsize = c->local->size, receives;
+	struct typed_out *t = NULL;
+	struct coll_sched *s;
+	struct coll_op o;
+	void *rb;
+
+	if (root >= -3 && (err = inter_role(c, root, fname, &role)))
+		return err;
+	if (ERRCHK && (err = inter_no_inplace(c, sbuf, rbuf, fname)))
+		return err;
+	if (root == INTER_REDSCAT) {
+		long total = 0;
+
+		for (i = 0; i < lsize; i++) {
+			int k = counts ? counts[i] : rcount;
+
+			if (ERRCHK && k < 0)
+				return michi_mpi_err(c, MPI_ERR_COUNT, fname, "(recvcount%s[%d]=%d): "
+						     "negative count", counts ? "s" : "", i, k);
+			total += k;
+		}
+		if (ERRCHK && total > 0x7fffffff)
+			return michi_mpi_err(c, MPI_ERR_COUNT, fname, "(): %ld elements in all: "
+					     "too many for now", total);
+		count = (int)total;
+	}
+	receives = root == INTER_ALLREDUCE || role == COLL_ROOT_SELF;
+	if (ERRCHK && role != COLL_ROOT_NONE &&
+	    (err = coll_check_reduce(c, fname, role == COLL_ROOT_SELF ? MPI_IN_PLACE : sbuf,
+				     rbuf, count, dt, op, receives)))
+		return err;
+	coll_op_of(&o, op, dt);
+	tag = root == INTER_ALLREDUCE ? COLL_TAG_ALLREDUCE :
+	      root == INTER_REDSCAT ? COLL_TAG_REDUCE_SCATTER : COLL_TAG_REDUCE;
+	if (!(s = coll_new_inter(c, tag, &o)))
+		return michi_err_nomem(c, fname);
+	if (role == COLL_ROOT_NONE || count == 0)
+		goto go;
+	if (root == INTER_REDSCAT) {
+		int mine = counts ? counts[c->local->rank] : rcount;
+
+		if ((rb = result_buf(s, rbuf, mine, dt, 0, &t)) || !mine)
+			if (!coll_build_inter_reduce_scatter(s, sbuf, rb, counts, (size_t)rcount))
+				typed_out_finish(s, t);
+		goto go;
+	}
+	rb = receives ? result_buf(s, rbuf, count, dt, 0, &t) : NULL;
+	if (receives && !rb)
+		goto go;
+	if (!(root == INTER_ALLREDUCE
+	      ? coll_build_inter_allreduce(s, sbuf, rb, (size_t)count)
+	      : coll_build_inter_reduce(s, sbuf, rb, (size_t)count, role, root)))
+		typed_out_finish(s, t);
+go:
+	return michi_coll_go(c, s, request, fname);
+}
+
+/* Gather (gather 1) and scatter (0): `mine` is every non-root rank's
+ * buffer, the root's is described by counts/displs or ucount. */
+static int inter_rooted(struct michi_comm *c, int gather, const void *mine, int mcount,
+			MPI_Datatype mtype, const void *rootbuf, const int *counts,
+			const int *displs, int ucount, MPI_Datatype rtype, int root, int vform,
+			MPI_Request *request, const char *fname)
+{
+	struct side own = { NULL, NULL, 0 }, all = { NULL, NULL, 0 };
+	struct unstage *u = NULL;
+	struct coll_sched *s;
+	int role, err;
+
+	if ((err = inter_role(c, root, fname, &role)))
+		return err;
+	if (ERRCHK && role != COLL_ROOT_NONE &&
+	    (err = inter_no_inplace(c, mine, rootbuf, fname)))
+		return err;
+	if (ERRCHK && role == COLL_ROOT_REMOTE &&
+	    (err = coll_check_buf(c, fname, gather ? "send" : "recv", mine, mcount, mtype)))
+		return err;
+	if (ERRCHK && role == COLL_ROOT_SELF &&
+	    (err = coll_check_rootbuf(c, fname, gather ? "recv" : "send", rootbuf, counts, displs,
+				      ucount, rtype)))
+		return err;
+	if (!(s = coll_new_inter(c, gather ? COLL_TAG_GATHER : COLL_TAG_SCATTER, NULL)))
+		return michi_err_nomem(c, fname);
+	if (role == COLL_ROOT_NONE)
+		goto go;
+	if (role == COLL_ROOT_SELF
+	    ? side_of(s, &all, rootbuf, counts, displs, (size_t)ucount, rtype, c->size, !gather,
+		      gather ? &u : NULL)
+	    : side_of(s, &own, mine, NULL, NULL, (size_t)mcount, mtype, 1, gather,
+		      gather ? NULL : &u))
+		goto go;
+	if (!(gather
+	      ? coll_build_inter_gather(s, own.buf, (size_t)mcount * own.unit, all.buf, counts,
+					all.displs, (size_t)ucount, all.unit, role, root, vform)
+	      : coll_build_inter_scatter(s, all.buf, counts, all.displs, (size_t)ucount, all.unit,
+					 own.buf, (size_t)mcount * own.unit, role, root, vform)))
+		unstage_finish(s, u);
+go:
+	return michi_coll_go(c, s, request, fname);
+}
+
+static int inter_allgather(struct michi_comm *c, const void *sbuf, int scount, MPI_Datatype stype,
+			   void *rbuf, const int *counts, const int *displs, int rcount,
+			   MPI_Datatype rtype, MPI_Request *request, const char *fname)
+{
+	struct side snd, rcv;
+	struct unstage *u = NULL;
+	struct coll_sched *s;
+	int err;
+
+	if (ERRCHK && ((err = inter_no_inplace(c, sbuf, rbuf, fname)) ||
+		       (err = coll_check_buf(c, fname, "send", sbuf, scount, stype)) ||
+		       (err = coll_check_rootbuf(c, fname, "recv", rbuf, counts, displs, rcount,
+						 rtype))))
+		return err;
+	if (!(s = coll_new_inter(c, COLL_TAG_ALLGATHER, NULL)))
+		return michi_err_nomem(c, fname);
+	if (!side_of(s, &snd, sbuf, NULL, NULL, (size_t)scount, stype, 1, 1, NULL) &&
+	    !side_of(s, &rcv, rbuf, counts, displs, (size_t)rcount, rtype, c->size, 0, &u) &&
+	    !coll_build_inter_allgather(s, snd.buf, (size_t)scount * snd.unit, rcv.buf, counts,
+					rcv.displs, (size_t)rcount, rcv.unit))
+		unstage_finish(s, u);
+	return michi_coll_go(c, s, request, fname);
 }

@@ -15,7 +15,7 @@
  * empty them (mpi/init.c: the fast paths test no state flag).
  */
 #include "mpiimpl.h"
-#include "coll.h"
+#include "schedule.h"
 #include "group.h"
 #include "info.h"
 #include "attr.h"
@@ -23,21 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CTX_IDS 2048                    /* context ids: 1024 communicators */
+#define CTX_IDS 4096                    /* context ids: 2048 communicators */
 #define CTX_WORDS (CTX_IDS / 2 / 32)
 _Static_assert(CTX_WORDS == MICHI_CTX_WORDS, "mpiimpl.h knows the map's size");
 
 static uint32_t ctx_used[CTX_WORDS] = { 0x3 };   /* world (0) and self (2) */
 static struct michi_comm *comms_live;
-
-static void coll_of(const struct michi_comm *c, struct coll_comm *cc)
-{
-	cc->rank = c->rank;
-	cc->size = c->size;
-	cc->ctx = c->ctx + 1;
-	cc->tag_ofs = 0;
-	cc->peers = c->peers;
-}
 
 static void mask_and(const struct coll_op *o, const void *in, void *inout, size_t count)
 {
@@ -67,8 +58,12 @@ static void mask_and(const struct coll_op *o, const void *in, void *inout, size_
  * one that has yet to arrive (which could be held up by the map here
  * being lent: MPICH's threads/comm/comm_create_group_threads2 made this
  * cycle, and so did threads/comm/comm_dup_deadlock, where the process
- * that did not come was held up in a dup of MPI_COMM_SELF). A single
- * thread always finds the map free and needs one round.
+ * that did not come was held up in a dup of MPI_COMM_SELF). Nor does an
+ * allocation join the queue before that round: one still waiting for a
+ * member at the head of the queue would keep those behind it from the
+ * map, and that member may be waiting for them (threads/comm/
+ * idup_deadlock). A single thread always finds the map free and needs
+ * one round.
  */
 struct ctx_waiter {
 	uint64_t key;
@@ -78,19 +73,34 @@ struct ctx_waiter {
 static struct ctx_waiter *ctx_queue;    /* waiting allocations, lowest key first */
 static int ctx_mask_busy;
 
-/* Offer this process's map and mark it lent. */
+/*
+ * Nonblocking allocations (MPI_Comm_idup) run their rounds from progress,
+ * so they must never hold the map that blocking ones wait for (a process
+ * blocked in a dup whose peer's idup held the map would wait on the
+ * program's order of calls). They have ids of their own, the last
+ * CTX_NB_WORDS words of the map, with their own loan, queue and rule:
+ * the same lowest-key-first order, and never the map in a first round.
+ * Their rounds only wait for messages, which progress in every waiting
+ * call, so a holder always gets its members' rounds.
+ */
+#define CTX_NB_WORDS 8              /* 256 ids; the blocking ones keep 1792 */
+#define CTX_NB_FIRST (CTX_WORDS - CTX_NB_WORDS)
+
+static struct ctx_waiter *ctx_nb_queue;
+static int ctx_nb_busy;
+
+/* Offer this process's map (the blocking ids) and mark it lent. */
 static void ctx_lend(uint32_t *bits)
 {
 	int i;
 
 	for (i = 0; i < CTX_WORDS; i++)
-		bits[i] = ~ctx_used[i];
+		bits[i] = i < CTX_NB_FIRST ? ~ctx_used[i] : 0;
 	ctx_mask_busy = 1;
 }
 
-static void ctx_enqueue(struct ctx_waiter *w)
+static void ctx_enqueue_on(struct ctx_waiter **p, struct ctx_waiter *w)
 {
-	struct ctx_waiter **p = &ctx_queue;
 
 	while (*p && (*p)->key <= w->key)
 		p = &(*p)->next;
@@ -98,10 +108,8 @@ static void ctx_enqueue(struct ctx_waiter *w)
 	*p = w;
 }
 
-static void ctx_dequeue(struct ctx_waiter *w)
+static void ctx_dequeue_from(struct ctx_waiter **p, struct ctx_waiter *w)
 {
-	struct ctx_waiter **p = &ctx_queue;
-
 	while (*p != w)
 		p = &(*p)->next;
 	*p = w->next;
@@ -110,16 +118,20 @@ static void ctx_dequeue(struct ctx_waiter *w)
 /* The lowest context id free on every rank of cc (collective over it). */
 static michi_status_t ctx_alloc_among(const struct coll_comm *cc, uint64_t key, uint32_t *ctx)
 {
-	struct coll_op op = { .apply = mask_and, .extent = sizeof(uint32_t) };
+	struct coll_op op = { .apply = mask_and, .extent = sizeof(uint32_t), .commute = 1 };
 	uint32_t freebits[CTX_WORDS + 1];
 	struct ctx_waiter me = { .key = key };
 	unsigned spins = 0;
 	michi_status_t st;
-	int own, round = 0;
+	int own, round = 0, queued = !michi_mt;
 
-	ctx_enqueue(&me);
+	/* a single thread queues at once; threads after a first round that
+	 * gathered every member, so that an allocation still waiting for a
+	 * member never stands at the head in the way of those behind it */
+	if (queued)
+		ctx_enqueue_on(&ctx_queue, &me);
 	for (;;) {
-		own = !ctx_mask_busy && ctx_queue == &me && (round > 0 || !michi_mt);
+		own = queued && !ctx_mask_busy && ctx_queue == &me;
 		round++;
 		if (own)
 			ctx_lend(freebits);
@@ -131,6 +143,10 @@ static michi_status_t ctx_alloc_among(const struct coll_comm *cc, uint64_t key, 
 			ctx_mask_busy = 0;
 		if (st < 0)
 			break;
+		if (!queued) {
+			ctx_enqueue_on(&ctx_queue, &me);
+			queued = 1;
+		}
 		if (own && !michi_ctx_take(freebits, ctx)) {
 			st = MICHI_OK;
 			break;
@@ -138,7 +154,7 @@ static michi_status_t ctx_alloc_among(const struct coll_comm *cc, uint64_t key, 
 		if (freebits[CTX_WORDS]) {
 			st = michi_err(MICHI_ERR_NOMEM, "all %d communicator context ids are in "
 				       "use on some rank (free communicators no longer needed)",
-				       CTX_IDS / 2);
+				       CTX_NB_FIRST * 32);
 			break;
 		}
 		/* let the thread that has the map finish (a one-rank
@@ -146,16 +162,17 @@ static michi_status_t ctx_alloc_among(const struct coll_comm *cc, uint64_t key, 
 		if (round > 1)
 			mtmi_idle(&spins);
 	}
-	ctx_dequeue(&me);
+	if (queued)
+		ctx_dequeue_from(&ctx_queue, &me);
 	return st;
 }
 
 /* The lowest context id free on every rank of parent (collective). */
-static michi_status_t ctx_alloc(const struct michi_comm *parent, uint32_t *ctx)
+static michi_status_t ctx_alloc(struct michi_comm *parent, uint32_t *ctx)
 {
 	struct coll_comm cc;
 
-	coll_of(parent, &cc);
+	michi_coll_comm(parent, &cc);
 	return ctx_alloc_among(&cc, (uint64_t)parent->ctx << 32, ctx);
 }
 
@@ -164,21 +181,68 @@ static void ctx_release(uint32_t ctx)
 	ctx_used[ctx / 64] &= ~(1u << (ctx / 2 % 32));
 }
 
-/* The intercommunicator constructors agree on an id over two groups with
- * calls of their own: they wait until the map is free and hold it until
- * michi_ctx_return, the whole agreement long. */
-void michi_ctx_lend(uint32_t *bits)
+/*
+ * The intercommunicator constructors agree on an id over two groups in the
+ * same rounds as ctx_alloc_among: the offers are ANDed over the local
+ * group lc, `swap` trades the result with the other group (its leader's
+ * call communicates, then every member of lc has the other group's), and
+ * all processes of both groups see the same map and flag word. The map
+ * stays lent across the swap, which waits only for processes already in
+ * this agreement (the queue rule above), so no cycle can form with a
+ * blocked thread elsewhere.
+ */
+int michi_ctx_agree(struct michi_comm *lc, uint64_t key, int (*swap)(void *arg, const uint32_t *mine,
+							       uint32_t *theirs, size_t n),
+		    void *arg, uint32_t *ctx)
 {
+	struct coll_op op = { .apply = mask_and, .extent = sizeof(uint32_t), .commute = 1 };
+	uint32_t bits[CTX_WORDS + 1], rbits[CTX_WORDS + 1];
+	struct ctx_waiter me = { .key = key };
+	int own, round = 0, queued = !michi_mt, err = MPI_SUCCESS, i;
 	unsigned spins = 0;
+	struct coll_comm cc;
+	michi_status_t st;
 
-	while (ctx_mask_busy || ctx_queue)
-		mtmi_idle(&spins);
-	ctx_lend(bits);
-}
-
-void michi_ctx_return(void)
-{
-	ctx_mask_busy = 0;
+	if (queued)
+		ctx_enqueue_on(&ctx_queue, &me);
+	for (;;) {
+		own = queued && !ctx_mask_busy && ctx_queue == &me;
+		round++;
+		if (own)
+			ctx_lend(bits);
+		else
+			memset(bits, 0, sizeof(uint32_t) * CTX_WORDS);
+		bits[CTX_WORDS] = (uint32_t)own;
+		michi_coll_comm(lc, &cc);
+		st = coll_allreduce_recdbl(&cc, NULL, bits, CTX_WORDS + 1, &op);
+		if (st < 0)
+			err = michi_mpi_err_status(lc, st, "intercommunicator");
+		else
+			err = swap(arg, bits, rbits, sizeof(bits));
+		if (own)
+			ctx_mask_busy = 0;
+		if (err)
+			break;
+		for (i = 0; i <= CTX_WORDS; i++)
+			bits[i] &= rbits[i];
+		if (!queued) {
+			ctx_enqueue_on(&ctx_queue, &me);
+			queued = 1;
+		}
+		if (own && bits[CTX_WORDS] && !michi_ctx_take(bits, ctx))
+			break;
+		if (bits[CTX_WORDS]) {
+			err = michi_mpi_err(lc, MPI_ERR_INTERN, "intercommunicator",
+					    "(): all %d communicator context ids are in use on "
+					    "some rank", CTX_NB_FIRST * 32);
+			break;
+		}
+		if (round > 1)
+			mtmi_idle(&spins);
+	}
+	if (queued)
+		ctx_dequeue_from(&ctx_queue, &me);
+	return err;
 }
 
 int michi_ctx_take(const uint32_t *bits, uint32_t *ctx)
@@ -233,6 +297,7 @@ struct michi_comm *michi_comm_new(const struct michi_comm *parent, const int *wo
 	c->topo = NULL;
 	c->attrs = NULL;
 	c->local = NULL;
+	c->coll_seq = 0;
 	c->next_live = comms_live;
 	comms_live = c;
 	return c;
@@ -262,6 +327,34 @@ static int comm_fail(struct michi_comm *c, const char *fname, michi_status_t st)
 	return michi_mpi_err_status(c, st, fname);
 }
 
+/* The duplicate n of c gets c's topology, the hints (a copy; NULL:
+ * none) and the attributes c's copy callbacks pass on; n is freed on
+ * failure. */
+static int dup_finish(const char *fname, struct michi_comm *c, struct michi_comm *n,
+		      const struct michi_info *hints, MPI_Comm *newcomm)
+{
+	int err;
+
+	if (n && c->topo && !(n->topo = michi_topo_dup(c->topo))) {
+		PMPI_Comm_free(&n->handle);
+		n = NULL;
+	}
+	if (n && hints && !(n->hints = michi_info_copy(hints))) {
+		PMPI_Comm_free(&n->handle);
+		n = NULL;
+	}
+	if (!n)   /* MPI_Comm_free gave the id back */
+		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
+	/* the copy callbacks decide which attributes the duplicate gets */
+	if ((err = michi_attrs_copy((int)c->handle, c->attrs, &n->attrs))) {
+		PMPI_Comm_free(&n->handle);
+		return michi_mpi_err(c, err == MPI_ERR_NO_MEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER,
+				     fname, "(): an attribute copy callback returned %d", err);
+	}
+	*newcomm = n->handle;
+	return MPI_SUCCESS;
+}
+
 /* Duplicate c with hints (a copy is kept; NULL: none). */
 static int comm_dup(const char *fname, struct michi_comm *c, const struct michi_info *hints,
 		    MPI_Comm *newcomm)
@@ -288,24 +381,191 @@ static int comm_dup(const char *fname, struct michi_comm *c, const struct michi_
 			return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
 		}
 	}
-	if (n && c->topo && !(n->topo = michi_topo_dup(c->topo))) {
-		PMPI_Comm_free(&n->handle);
-		n = NULL;
+	return dup_finish(fname, c, n, hints, newcomm);
+}
+
+/*
+ * MPI_Comm_idup: the id agreement of ctx_alloc_among as a schedule on the
+ * parent's collective context, run by progress: a call step offers the
+ * map (the nonblocking ids), a recursive-doubling allreduce ANDs it over
+ * the parent, and a call step takes the id or loops back to the offer.
+ * The duplicate is made when the id is agreed, with the parent's
+ * attributes, topology and hints as they are then, and *newcomm is
+ * written at that moment (MPI-3.1 6.4.2: it is not valid before).
+ * On an intercommunicator the allreduce runs over the local group, the
+ * leaders swap their groups' results and each broadcasts the other's
+ * (the schedule's two views); two ids are taken from the map both groups
+ * agree on: one for the new intercommunicator, one for its local half
+ * (the two local halves may share it, their members are disjoint).
+ */
+struct idup {
+	struct michi_comm *parent;
+	struct michi_info *hints;       /* a copy, released at the end */
+	MPI_Comm *newcomm;
+	struct ctx_waiter w;
+	int round, own, queued;
+	const char *fname;
+	uint32_t bits[CTX_WORDS + 1];
+	uint32_t rbits[CTX_WORDS + 1];   /* intercommunicator: the remote group's */
+};
+
+static michi_status_t idup_offer(struct coll_sched *s, void *arg)
+{
+	struct idup *d = arg;
+	int i;
+
+	(void)s;
+	d->own = d->queued && !ctx_nb_busy && ctx_nb_queue == &d->w;
+	d->round++;
+	for (i = 0; i < CTX_WORDS; i++)
+		d->bits[i] = d->own && i >= CTX_NB_FIRST ? ~ctx_used[i] : 0;
+	d->bits[CTX_WORDS] = (uint32_t)d->own;
+	if (d->own)
+		ctx_nb_busy = 1;
+	return MICHI_OK;
+}
+
+static void idup_end(struct idup *d)
+{
+	if (d->own) {   /* an error between the offer and the take */
+		ctx_nb_busy = 0;
+		d->own = 0;
 	}
-	if (n && hints && !(n->hints = michi_info_copy(hints))) {
-		PMPI_Comm_free(&n->handle);
-		n = NULL;
+	if (d->queued)
+		ctx_dequeue_from(&ctx_nb_queue, &d->w);
+	d->queued = 0;
+	michi_info_release(d->hints);
+	d->hints = NULL;
+}
+
+/* The new intercommunicator over c's groups, with ids ctx and lctx. */
+static struct michi_comm *inter_new_pair(struct michi_comm *c, uint32_t ctx, uint32_t lctx)
+{
+	struct michi_comm *lc = c->local, *l, *n;
+
+	l = comm_new(lc, lc->peers, lc->size, lc->rank, lctx);
+	if (!l)
+		return NULL;
+	n = comm_new(c, c->peers, c->size, c->rank, ctx);
+	if (!n) {
+		MPI_Comm h = l->handle;
+
+		PMPI_Comm_free(&h);
+		return NULL;
 	}
-	if (!n)   /* MPI_Comm_free gave the id back */
+	n->local = l;
+	return n;
+}
+
+static michi_status_t idup_take(struct coll_sched *s, void *arg)
+{
+	struct idup *d = arg;
+	struct michi_comm *c = d->parent, *n;
+	int err, i, own = d->own, ok;
+	uint32_t ctx, lctx = 0;
+
+	if (own)
+		ctx_nb_busy = 0;
+	d->own = 0;
+	if (!d->queued) {   /* the first round gathered every member */
+		ctx_enqueue_on(&ctx_nb_queue, &d->w);
+		d->queued = 1;
+	}
+	if (c->local)   /* both groups' maps and flags */
+		for (i = 0; i <= CTX_WORDS; i++)
+			d->bits[i] &= d->rbits[i];
+	/* every member offered its map (the flag word) when the take fails */
+	ok = own && d->bits[CTX_WORDS] && !michi_ctx_take(d->bits, &ctx);
+	if (ok && c->local) {
+		d->bits[ctx / 64] &= ~(1u << (ctx / 2 % 32));
+		if (michi_ctx_take(d->bits, &lctx)) {
+			ctx_release(ctx);
+			ok = 0;
+		}
+	}
+	if (!ok) {
+		if (d->bits[CTX_WORDS]) {
+			idup_end(d);
+			return michi_err(MICHI_ERR_NOMEM, "all %d context ids for nonblocking "
+					 "duplicates are in use on some rank (free communicators "
+					 "no longer needed)", CTX_NB_WORDS * 32);
+		}
+		s->jump = 0;   /* another round */
+		return MICHI_OK;
+	}
+	n = c->local ? inter_new_pair(c, ctx, lctx) : comm_new(c, c->peers, c->size, c->rank, ctx);
+	if (!n) {
+		ctx_release(ctx);
+		if (c->local)
+			ctx_release(lctx);
+	}
+	err = dup_finish(d->fname, c, n, d->hints, d->newcomm);
+	idup_end(d);
+	if (err)
+		return michi_err(MICHI_ERR_INTERN, "%s failed with MPI error %d", d->fname, err);
+	return MICHI_OK;
+}
+
+/* The schedule's end without taking an id (an error) leaves the queue. */
+static void idup_free(struct coll_sched *s)
+{
+	idup_end(s->on_free_arg);
+}
+
+static int comm_idup(const char *fname, struct michi_comm *c, const struct michi_info *hints,
+		     MPI_Comm *newcomm, MPI_Request *request)
+{
+	struct coll_op op = { .apply = mask_and, .extent = sizeof(uint32_t), .commute = 1 };
+	struct coll_comm cc;
+	struct coll_sched *s;
+	struct idup *d;
+
+	if (ERRCHK && !request)
+		return michi_mpi_err(c, MPI_ERR_ARG, fname, "(request=NULL): NULL pointer");
+	michi_coll_comm(c, &cc);
+	if (!(s = coll_sched_new(&cc, COLL_TAG_CTX, &op)))
 		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
-	/* the copy callbacks decide which attributes the duplicate gets */
-	if ((err = michi_attrs_copy((int)c->handle, c->attrs, &n->attrs))) {
-		PMPI_Comm_free(&n->handle);
-		return michi_mpi_err(c, err == MPI_ERR_NO_MEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER,
-				     fname, "(): an attribute copy callback returned %d", err);
+	if (c->local) {
+		struct coll_comm lc;
+
+		michi_coll_comm(c->local, &lc);
+		coll_sched_set_alt(s, &lc, COLL_TAG_CTX);
 	}
-	*newcomm = n->handle;
-	return MPI_SUCCESS;
+	if ((d = coll_sched_tmp(s, sizeof(*d)))) {
+		d->parent = c;
+		d->hints = hints ? michi_info_copy(hints) : NULL;
+		d->newcomm = newcomm;
+		/* the parent's id, then the order of its collectives: the
+		 * same on every member, so idups of one parent queue alike */
+		d->w.key = (uint64_t)c->ctx << 32 | (uint32_t)(cc.tag_ofs / COLL_TAG_MAX);
+		d->round = d->own = d->queued = 0;
+		d->fname = fname;
+		s->on_free = idup_free;
+		s->on_free_arg = d;
+		coll_sched_call(s, idup_offer, d);
+		coll_sched_fence(s);
+		if (c->local) {
+			/* AND over the local group, swap between the leaders,
+			 * spread the remote group's result */
+			coll_sched_switch(s);
+			coll_build_allreduce_recdbl(s, NULL, d->bits, CTX_WORDS + 1);
+			coll_sched_fence(s);
+			coll_sched_switch(s);
+			if (c->rank == 0) {
+				coll_sched_recv(s, d->rbits, sizeof(d->rbits), 0);
+				coll_sched_send(s, d->bits, sizeof(d->bits), 0);
+				coll_sched_fence(s);
+			}
+			coll_sched_switch(s);
+			coll_build_bcast_binomial(s, d->rbits, sizeof(d->rbits), 0);
+			coll_sched_switch(s);
+		} else {
+			coll_build_allreduce_recdbl(s, NULL, d->bits, CTX_WORDS + 1);
+		}
+		coll_sched_fence(s);
+		coll_sched_call(s, idup_take, d);
+	}
+	return michi_coll_go(c, s, request, fname);
 }
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
@@ -330,6 +590,30 @@ static int info_arg(struct michi_comm *c, const char *fname, MPI_Info info,
 		return michi_mpi_err(c, MPI_ERR_INFO, fname, "(info=0x%x): not a valid info object",
 				     (unsigned)info);
 	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+	struct michi_comm *c;
+	int err;
+
+	if ((err = comm_arg("MPI_Comm_idup", comm, &c, newcomm)))
+		return err;
+	return comm_idup("MPI_Comm_idup", c, c->hints, newcomm, request);
+}
+
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+			     MPI_Request *request)
+{
+	struct michi_comm *c;
+	struct michi_info *in;
+	int err;
+
+	if ((err = comm_arg("MPI_Comm_idup_with_info", comm, &c, newcomm)))
+		return err;
+	if ((err = info_arg(c, "MPI_Comm_idup_with_info", info, &in)))
+		return err;
+	return comm_idup("MPI_Comm_idup_with_info", c, in, newcomm, request);
 }
 
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
@@ -422,7 +706,7 @@ int michi_comm_split(const char *fname, struct michi_comm *c, int color, int key
 		free(world);
 		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
 	}
-	coll_of(c, &cc);
+	michi_coll_comm(c, &cc);
 	st = coll_allgatherv_ring(&cc, mine, sizeof(mine), pairs, NULL, NULL, 2, sizeof(int));
 	if (st >= 0)
 		st = ctx_alloc(c, &ctx);
@@ -590,7 +874,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 	/* the other processes of comm may already be in comm's next
 	 * collective, numbered differently: tags of their own (and the
 	 * user's tag, for calls on overlapping groups) keep these apart */
-	cc.tag_ofs = -16 * (1 + (tag & 0xffff));
+	cc.tag_ofs = -COLL_TAG_MAX * (1 + (tag & 0xffff));
 	st = ctx_alloc_among(&cc, (uint64_t)c->ctx << 32 | (1u + (uint32_t)tag), &ctx);
 	if (st < 0)
 		return comm_fail(c, fname, st);

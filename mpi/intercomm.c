@@ -23,7 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define INTER_TAG 7   /* leader-to-leader frames on the collective context */
+/* leader-to-leader frames on the collective context: a tag that neither
+ * the collectives (positive, coll/coll.h) nor MPI_Comm_create_group
+ * (-20 and below) use */
+#define INTER_TAG (-1)
 
 static int inter_err(struct michi_comm *c, const char *fname, int cls, const char *what)
 {
@@ -61,24 +64,15 @@ static int leaders_swap_v(struct michi_comm *c, const int *mine, int n, int *the
 	return leaders_swap2(c, mine, sizeof(int) * (size_t)n, theirs, sizeof(int) * (size_t)m);
 }
 
+static int swap_inter(void *arg, const uint32_t *mine, uint32_t *theirs, size_t n)
+{
+	return leaders_swap(arg, mine, theirs, n);
+}
+
 /* A context id free on every process of both groups of c. */
 static int inter_ctx(struct michi_comm *c, uint32_t *ctx)
 {
-	uint32_t mine[MICHI_CTX_WORDS], theirs[MICHI_CTX_WORDS];
-	int err, i;
-
-	michi_ctx_lend(mine);
-	err = PMPI_Allreduce(MPI_IN_PLACE, mine, MICHI_CTX_WORDS, MPI_UINT32_T, MPI_BAND,
-			     c->local->handle);
-	if (!err)
-		err = leaders_swap(c, mine, theirs, sizeof(mine));
-	for (i = 0; !err && i < MICHI_CTX_WORDS; i++)
-		mine[i] &= theirs[i];
-	if (!err && michi_ctx_take(mine, ctx))
-		err = inter_err(c, "intercommunicator", MPI_ERR_INTERN,
-				"no communicator context id is free on every process");
-	michi_ctx_return();
-	return err;
+	return michi_ctx_agree(c->local, (uint64_t)c->ctx << 32, swap_inter, c, ctx);
 }
 
 /* A new intercommunicator to the remote world ranks, with its local half. */
@@ -97,6 +91,30 @@ static int inter_new(struct michi_comm *parent, const int *remote, int nremote, 
 	return MPI_SUCCESS;
 }
 
+/* Intercomm_create's swap of the ANDed maps: the leaders over peer_comm,
+ * then the other group's map to every local member. */
+struct create_swap {
+	struct michi_comm *lc;
+	int lead, local_leader, remote_leader, tag;
+	MPI_Comm peer_comm;
+};
+
+static int swap_create(void *arg, const uint32_t *mine, uint32_t *theirs, size_t n)
+{
+	struct create_swap *x = arg;
+	int err = MPI_SUCCESS;
+
+	if (x->lead)
+		err = PMPI_Sendrecv(mine, (int)n, MPI_BYTE, x->remote_leader, x->tag, theirs, (int)n,
+				    MPI_BYTE, x->remote_leader, x->tag, x->peer_comm,
+				    MPI_STATUS_IGNORE);
+	/* the others wait for the leader's result whatever happened to it */
+	if (err)
+		memset(theirs, 0, n);
+	return PMPI_Bcast(theirs, (int)n, MPI_BYTE, x->local_leader, x->lc->handle) || err
+		? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
 /* Intercomm_create's exchange: the remote group's world ranks and an id
  * free on every process of both groups, taken here. */
 static int inter_create_ids(struct michi_comm *lc, int lead, int local_leader,
@@ -104,19 +122,17 @@ static int inter_create_ids(struct michi_comm *lc, int lead, int local_leader,
 			    int *pnremote, uint32_t *ctx)
 {
 	static const char fname[] = "MPI_Intercomm_create";
-	uint32_t bits[MICHI_CTX_WORDS], rbits[MICHI_CTX_WORDS];
-	MPI_Comm local_comm = lc->handle;
-	int nremote = 0, *remote = NULL, err, i;
+	struct create_swap x = { lc, lead, local_leader, remote_leader, tag, peer_comm };
+	int mine[2] = { lc->size, (int)lc->ctx }, theirs[2] = { 0, 0 };
+	int nremote = 0, *remote = NULL, err;
+	uint32_t key;
 
-	michi_ctx_lend(bits);
-	err = PMPI_Allreduce(MPI_IN_PLACE, bits, MICHI_CTX_WORDS, MPI_UINT32_T, MPI_BAND,
-			     local_comm);
-	if (err)
-		return err;
-	/* the leaders swap group sizes, members and free ids over peer_comm */
+	/* the leaders swap group sizes, context ids (the lower is the
+	 * agreement's key in both groups) and members over peer_comm */
 	if (lead) {
-		err = PMPI_Sendrecv(&lc->size, 1, MPI_INT, remote_leader, tag, &nremote, 1, MPI_INT,
+		err = PMPI_Sendrecv(mine, 2, MPI_INT, remote_leader, tag, theirs, 2, MPI_INT,
 				    remote_leader, tag, peer_comm, MPI_STATUS_IGNORE);
+		nremote = theirs[0];
 		if (!err && nremote < 1)
 			err = inter_err(lc, fname, MPI_ERR_OTHER, "the remote group is empty");
 		if (!err && !(remote = malloc(sizeof(int) * (size_t)nremote)))
@@ -125,18 +141,13 @@ static int inter_create_ids(struct michi_comm *lc, int lead, int local_leader,
 			err = PMPI_Sendrecv(lc->peers, lc->size, MPI_INT, remote_leader, tag, remote,
 					    nremote, MPI_INT, remote_leader, tag, peer_comm,
 					    MPI_STATUS_IGNORE);
-		if (!err)
-			err = PMPI_Sendrecv(bits, MICHI_CTX_WORDS, MPI_UINT32_T, remote_leader, tag,
-					    rbits, MICHI_CTX_WORDS, MPI_UINT32_T, remote_leader,
-					    tag, peer_comm, MPI_STATUS_IGNORE);
 		if (err) {
 			/* tell the others there is nothing to wait for */
-			nremote = -1;
+			theirs[0] = -1;
 		}
-		for (i = 0; !err && i < MICHI_CTX_WORDS; i++)
-			bits[i] &= rbits[i];
 	}
-	err = PMPI_Bcast(&nremote, 1, MPI_INT, local_leader, local_comm);
+	err = PMPI_Bcast(theirs, 2, MPI_INT, local_leader, lc->handle);
+	nremote = theirs[0];
 	if (err || nremote < 1) {
 		free(remote);
 		return err ? err : inter_err(lc, fname, MPI_ERR_OTHER,
@@ -144,17 +155,13 @@ static int inter_create_ids(struct michi_comm *lc, int lead, int local_leader,
 	}
 	if (!lead && !(remote = malloc(sizeof(int) * (size_t)nremote)))
 		return michi_err_nomem(lc, fname);   /* erroneous from here, as MPICH */
-	err = PMPI_Bcast(remote, nremote, MPI_INT, local_leader, local_comm);
+	err = PMPI_Bcast(remote, nremote, MPI_INT, local_leader, lc->handle);
+	key = (uint32_t)theirs[1] < lc->ctx ? (uint32_t)theirs[1] : lc->ctx;
 	if (!err)
-		err = PMPI_Bcast(bits, MICHI_CTX_WORDS, MPI_UINT32_T, local_leader, local_comm);
+		err = michi_ctx_agree(lc, (uint64_t)key << 32 | 0xffffffffu, swap_create, &x, ctx);
 	if (err) {
 		free(remote);
 		return err;
-	}
-	if (michi_ctx_take(bits, ctx)) {
-		free(remote);
-		return inter_err(lc, fname, MPI_ERR_INTERN,
-				 "no communicator context id is free on every process");
 	}
 	*premote = remote;
 	*pnremote = nremote;
@@ -197,7 +204,6 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 		return err;
 	err = inter_create_ids(lc, lead, local_leader, peer_comm, remote_leader, tag, &remote,
 			       &nremote, &ctx);
-	michi_ctx_return();
 	if (err) {
 		PMPI_Comm_free(&local);
 		return err;

@@ -305,17 +305,20 @@ struct michi_comm {
 	 * are those point-to-point uses (my local rank; the remote group),
 	 * and `local` is a private intracommunicator of the local group */
 	struct michi_comm *local;
+	uint32_t coll_seq;     /* collectives started on it (mpi/coll.c) */
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
 /* Context ids and communicator objects (mpi/commops.c), for the
- * intercommunicator constructors of mpi/intercomm.c: lend the ids free
- * here (one bit each, MICHI_CTX_WORDS words) and end the loan, take the
- * lowest id free in an agreed map, give one back; a communicator over n
- * world ranks. */
-#define MICHI_CTX_WORDS 32
-void michi_ctx_lend(uint32_t *bits);   /* waits for the map; michi_ctx_return after */
-void michi_ctx_return(void);
+ * intercommunicator constructors of mpi/intercomm.c: agree on an id free
+ * on every process of two groups (lc the local one; swap trades lc's
+ * ANDed map of n bytes for the other group's, on every member of lc, and
+ * returns an MPI error code), take the lowest id free in a map, give one
+ * back; a communicator over n world ranks. */
+#define MICHI_CTX_WORDS 64
+int michi_ctx_agree(struct michi_comm *lc, uint64_t key, int (*swap)(void *arg, const uint32_t *mine,
+							       uint32_t *theirs, size_t n),
+		    void *arg, uint32_t *ctx);
 int michi_ctx_take(const uint32_t *bits, uint32_t *ctx);
 void michi_ctx_release(uint32_t ctx);
 struct michi_comm *michi_comm_new(const struct michi_comm *parent, const int *world, int n,
@@ -328,6 +331,17 @@ int michi_inter_create(const char *fname, struct michi_comm *c, MPI_Group group,
 		       MPI_Comm *newcomm);
 int michi_inter_barrier(struct michi_comm *c);
 
+/* The collective view of c (coll/coll.h) with the next sequence number of
+ * its collectives: every member calls it once per collective (mpi/coll.c). */
+struct coll_comm;
+void michi_coll_comm(struct michi_comm *c, struct coll_comm *cc);
+/* Run a built schedule (coll/schedule.h) of a collective on c: to the end
+ * when request is NULL, else behind a new request; s NULL is a request
+ * complete at once. Returns an MPI error code. */
+struct coll_sched;
+int michi_coll_go(struct michi_comm *c, struct coll_sched *s, MPI_Request *request,
+		  const char *fname);
+
 /* Empty every user communicator (size 0) at MPI_Finalize. */
 void michi_comms_finalize(void);
 /* MPI_Comm_split on c (mpi/commops.c), for the topology constructors. */
@@ -335,6 +349,10 @@ int michi_comm_split(const char *fname, struct michi_comm *c, int color, int key
 		     MPI_Comm *newcomm);
 /* A copy of a topology (one malloc block), NULL when out of memory. */
 struct michi_topo *michi_topo_dup(const struct michi_topo *t);
+/* The neighbours of c's topology in MPI's order (MPI-3.1 7.6): sets
+ * *nin and *nout and, with in and out given, fills them. Returns 1 for a
+ * Cartesian topology, 0 for the others, -1 when c has none. */
+int michi_topo_neighbors(const struct michi_comm *c, int *nin, int *nout, int *in, int *out);
 
 extern struct michi_comm michi_comm_world, michi_comm_self;
 
@@ -364,6 +382,8 @@ enum michi_req_kind {
 	MICHI_REQ_SEND = 1,
 	MICHI_REQ_RECV,
 	MICHI_REQ_DONE,        /* complete from the start: PROC_NULL, buffered sends */
+	MICHI_REQ_COLL,        /* a nonblocking collective: its schedule (coll/schedule.h)
+				* completes m and has released all it held */
 	/* persistent kinds last: michi_req_finish keeps them (kind >= PSEND) */
 	MICHI_REQ_PSEND,
 	MICHI_REQ_PRECV,

@@ -225,6 +225,8 @@ struct michi_op {
 	struct michi_obj h;
 	MPI_User_function *fn;
 	int commute;
+	int refs;              /* pending nonblocking reductions using it */
+	int freed;             /* MPI_Op_free came while refs > 0 */
 };
 
 static struct michi_op *user_op(MPI_Op op)
@@ -371,6 +373,8 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Op_create", "(): no memory");
 	u->fn = user_fn;
 	u->commute = commute != 0;
+	u->refs = 0;
+	u->freed = 0;
 	*op = (MPI_Op)michi_p2h(u);
 	return MPI_SUCCESS;
 }
@@ -387,7 +391,26 @@ int PMPI_Op_free(MPI_Op *op)
 		return michi_mpi_err(NULL, MPI_ERR_OP, "MPI_Op_free", "(op=0x%x): %s", (unsigned)*op,
 				     michi_op_is_predefined(*op) ? "a predefined op cannot be freed"
 								  : "not a valid op");
-	michi_obj_free(MICHI_KIND_OP, u);
 	*op = MPI_OP_NULL;
+	if (u->refs)
+		u->freed = 1;   /* the last pending reduction frees it */
+	else
+		michi_obj_free(MICHI_KIND_OP, u);
 	return MPI_SUCCESS;
+}
+
+void michi_op_hold(MPI_Op op)
+{
+	struct michi_op *u = user_op(op);
+
+	if (u)
+		u->refs++;
+}
+
+void michi_op_release(MPI_Op op)
+{
+	struct michi_op *u = user_op(op);
+
+	if (u && --u->refs == 0 && u->freed)
+		michi_obj_free(MICHI_KIND_OP, u);
 }

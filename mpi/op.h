@@ -28,6 +28,11 @@ int michi_op_check(MPI_Op op, MPI_Datatype dt);
 
 const char *michi_op_name(MPI_Op op);
 
+/* A user op stays usable while a nonblocking reduction holds it, even
+ * after MPI_Op_free (MPI-3.1 5.9.5); nothing for predefined ops. */
+void michi_op_hold(MPI_Op op);
+void michi_op_release(MPI_Op op);
+
 /* The error for an (op, datatype) pair michi_op_check refused. */
 int michi_err_op(struct michi_comm *c, const char *fname, MPI_Op op, MPI_Datatype dt)
 	__attribute__((cold));

@@ -409,6 +409,10 @@ int PMPI_Cancel(MPI_Request *request)
 				     (unsigned)*request);
 	if (r->kind == MICHI_REQ_GREQ)
 		return michi_greq_cancel(r);
+	if (r->kind == MICHI_REQ_COLL)
+		return michi_mpi_err(r->comm, MPI_ERR_REQUEST, "MPI_Cancel",
+				     "(request=0x%x): a nonblocking collective cannot be cancelled "
+				     "(MPI-3.1 5.12)", (unsigned)*request);
 	if (r->m.done || r->kind == MICHI_REQ_DONE)
 		return MPI_SUCCESS;   /* already complete: nothing to cancel */
 	st = mtmi_cancel(&r->m);

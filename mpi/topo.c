@@ -675,11 +675,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
 			}
 		free(fill);
 	}
-	cc.rank = c->rank;
-	cc.size = c->size;
-	cc.ctx = c->ctx + 1;
-	cc.tag_ofs = 0;
-	cc.peers = c->peers;
+	michi_coll_comm(c, &cc);
 	st = coll_alltoallv_pairwise(&cc, scount, NULL, NULL, 1, sizeof(int), rcount, NULL, NULL,
 				     1, sizeof(int));
 	if (st < 0)
@@ -767,4 +763,38 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
 			destweights[i] = t->v[2 * t->n[0] + t->n[1] + i];
 	}
 	return MPI_SUCCESS;
+}
+
+int michi_topo_neighbors(const struct michi_comm *c, int *nin, int *nout, int *in, int *out)
+{
+	const struct michi_topo *t = c->topo;
+	int i, first, n;
+
+	if (!t)
+		return -1;
+	switch (t->kind) {
+	case MPI_CART:
+		*nin = *nout = 2 * t->n[0];
+		for (i = 0; in && i < t->n[0]; i++) {
+			/* the -1 neighbour, then the +1 one */
+			PMPI_Cart_shift(c->handle, i, 1, &in[2 * i], &in[2 * i + 1]);
+			out[2 * i] = in[2 * i];
+			out[2 * i + 1] = in[2 * i + 1];
+		}
+		return 1;
+	case MPI_GRAPH:
+		n = graph_range(t, c->rank, &first);
+		*nin = *nout = n;
+		for (i = 0; in && i < n; i++)
+			in[i] = out[i] = t->v[t->n[0] + first + i];
+		return 0;
+	default:
+		*nin = t->n[0];
+		*nout = t->n[1];
+		for (i = 0; in && i < t->n[0]; i++)
+			in[i] = t->v[i];
+		for (i = 0; out && i < t->n[1]; i++)
+			out[i] = t->v[2 * t->n[0] + i];
+		return 0;
+	}
 }

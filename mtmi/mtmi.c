@@ -134,9 +134,15 @@ michi_status_t mtmi_irecv(void *buf, size_t len, int peer, int src_rank,
 	return mtmi_irecv_inline(buf, len, peer, src_rank, tag, ctx, r);
 }
 
+int (*mtmi_defer)(void);
+
 int mtmi_progress(void)
 {
-	return michi_devices_progress();
+	int n = michi_devices_progress();
+
+	if (unlikely(mtmi_defer != NULL) && n >= 0)
+		n += mtmi_defer();
+	return n;
 }
 
 static inline void cpu_relax(void)

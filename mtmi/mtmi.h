@@ -124,8 +124,17 @@ michi_status_t mtmi_imrecv(void *buf, size_t len, struct mtmi_msg *msg,
  */
 michi_status_t mtmi_cancel(struct mtmi_req *r);
 
-/* Poll the devices once; returns events handled (>= 0), <0 fatal. */
+/* Poll the devices once, then run deferred work; returns events handled
+ * (>= 0), <0 fatal. */
 int mtmi_progress(void);
+
+/*
+ * Work deferred to progress: when set, mtmi_progress() calls it after
+ * polling the devices, outside every completion hook, so it may post new
+ * sends and receives (coll/ schedules whose round ended). It returns the
+ * items it ran and clears the pointer once it has none left.
+ */
+extern int (*mtmi_defer)(void) MICHI_HIDDEN;
 
 /* Wait until r->done, spinning, then yielding, then blocking in the
  * devices' wait fds (tunable policy). Returns r->error. */

@@ -1041,6 +1041,8 @@ int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
 int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
 int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                            MPI_Request *request);
 int MPI_Comm_rank(MPI_Comm comm, int *rank);
 int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
 int MPI_Comm_remote_size(MPI_Comm comm, int *size);
@@ -2237,6 +2239,8 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group);
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                             MPI_Request *request);
 int PMPI_Comm_rank(MPI_Comm comm, int *rank);
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size);

@@ -5,12 +5,109 @@
  * across (specific and ANY_SOURCE receives, the source is the remote
  * rank); MPI_Barrier; a dup whose traffic stays apart from the
  * original's; MPI_Intercomm_merge in both orders; MPI_Comm_split and
- * MPI_Comm_create on the intercommunicator; another collective refused
- * with MPI_ERR_COMM (this part on Michi only: MPICH implements them).
+ * MPI_Comm_create on the intercommunicator; the collectives across (each
+ * group gets the other group's data), blocking and nonblocking, and
+ * MPI_Scan refused with MPI_ERR_COMM (MPI defines it on intracommunicators
+ * only).
  */
 #include "mtest.h"
 
 static int rank, size;
+
+/* The rooted, reducing and all-to-all collectives across ic: group A
+ * (low) holds the root first, then group B. */
+static void collectives(MPI_Comm ic)
+{
+	int lrank, lsize, rsize, low, i, g, x, y, err, cls;
+	int *a, *b;
+	MPI_Request req;
+
+	MPI_Comm_rank(ic, &lrank);
+	MPI_Comm_size(ic, &lsize);
+	MPI_Comm_remote_size(ic, &rsize);
+	low = rank < size / 2;
+	a = mtest_malloc(sizeof(int) * (size_t)(lsize + rsize) * 4);
+	b = mtest_malloc(sizeof(int) * (size_t)(lsize + rsize) * 4);
+
+	/* allreduce and its nonblocking twin: the sum over the other group */
+	x = lrank + 1;
+	MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, ic);
+	mtest_check(y == rsize * (rsize + 1) / 2, "allreduce across: %d, expected %d", y,
+		    rsize * (rsize + 1) / 2);
+	y = -1;
+	MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_MAX, ic, &req);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	mtest_check(y == rsize, "iallreduce across: %d, expected %d", y, rsize);
+
+	for (g = 0; g < 2; g++) {
+		int in_root_group = low == (g == 0), root = in_root_group ?
+			(lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+
+		/* bcast from rank 0 of the root group */
+		y = in_root_group ? 4242 + g : -1;
+		MPI_Bcast(&y, 1, MPI_INT, root, ic);
+		if (!in_root_group)
+			mtest_check(y == 4242 + g, "bcast across: %d", y);
+		/* reduce to it */
+		x = lrank + 10;
+		y = -1;
+		MPI_Reduce(&x, &y, 1, MPI_INT, MPI_SUM, root, ic);
+		if (root == MPI_ROOT)
+			mtest_check(y == rsize * (rsize - 1) / 2 + 10 * rsize,
+				    "reduce across: %d", y);
+		/* gather to it, then scatter back, nonblocking */
+		x = 100 * lrank + g;
+		for (i = 0; i < rsize; i++)
+			a[i] = -1;
+		MPI_Igather(&x, 1, MPI_INT, a, 1, MPI_INT, root, ic, &req);
+		MPI_Wait(&req, MPI_STATUS_IGNORE);
+		for (i = 0; root == MPI_ROOT && i < rsize; i++)
+			mtest_check(a[i] == 100 * i + g, "gather across: [%d] = %d", i, a[i]);
+		for (i = 0; i < rsize; i++)
+			a[i] = 7 * i + g;
+		y = -1;
+		MPI_Scatter(a, 1, MPI_INT, &y, 1, MPI_INT, root, ic);
+		if (!in_root_group)
+			mtest_check(y == 7 * lrank + g, "scatter across: %d", y);
+	}
+
+	/* allgather and alltoall: blocks of the other group */
+	x = 1000 + lrank;
+	MPI_Allgather(&x, 1, MPI_INT, a, 1, MPI_INT, ic);
+	for (i = 0; i < rsize; i++)
+		mtest_check(a[i] == 1000 + i, "allgather across: [%d] = %d", i, a[i]);
+	for (i = 0; i < rsize; i++)
+		a[i] = 10000 * lrank + i;
+	MPI_Ialltoall(a, 1, MPI_INT, b, 1, MPI_INT, ic, &req);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	for (i = 0; i < rsize; i++)
+		mtest_check(b[i] == 10000 * i + lrank, "alltoall across: [%d] = %d", i, b[i]);
+
+	/* reduce_scatter_block: element j of the other group's sum, block by
+	 * block; both groups hold lsize * rsize elements in all */
+	for (i = 0; i < lsize * rsize; i++)
+		a[i] = i + lrank;
+	MPI_Reduce_scatter_block(a, b, rsize, MPI_INT, MPI_SUM, ic);
+	{
+		int blk = rsize;
+
+		for (i = 0; i < blk; i++) {
+			int e = lrank * blk + i;
+
+			mtest_check(b[i] == rsize * e + rsize * (rsize - 1) / 2,
+				    "reduce_scatter_block across: [%d] = %d", i, b[i]);
+		}
+	}
+	MPI_Ibarrier(ic, &req);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+
+	MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN);
+	err = MPI_Scan(&x, &y, 1, MPI_INT, MPI_SUM, ic);
+	MPI_Error_class(err, &cls);
+	mtest_check(cls == MPI_ERR_COMM, "scan on an intercommunicator: class %d", cls);
+	free(a);
+	free(b);
+}
 
 /* Each process sends its world rank to remote rank (my local rank mod
  * remote size) and takes what the remote side sends it. */
@@ -162,15 +259,7 @@ int main(int argc, char **argv)
 		MPI_Group_free(&g);
 	}
 
-	if (mtest_is_michi()) {
-		int err, cls, x = 1, y;
-
-		MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN);
-		err = MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, ic);
-		MPI_Error_class(err, &cls);
-		mtest_check(cls == MPI_ERR_COMM, "allreduce on an intercommunicator: class %d",
-			    cls);
-	}
+	collectives(ic);
 	MPI_Barrier(ic);
 	MPI_Comm_free(&dup);
 	MPI_Comm_free(&ic);
