@@ -122,6 +122,11 @@ int coll_build_scatterv_linear(struct coll_sched *s, const void *sbuf, const int
 int coll_build_allgatherv_ring(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
 			       const int *counts, const int *displs, size_t ucount, size_t extent);
 
+/* Allgather of blen-byte blocks in the uniform layout: Bruck's (any n)
+ * and recursive doubling (n a power of two), for small blocks. */
+int coll_build_allgather_bruck(struct coll_sched *s, const void *sbuf, void *rbuf, size_t blen);
+int coll_build_allgather_recdbl(struct coll_sched *s, const void *sbuf, void *rbuf, size_t blen);
+
 /* Pairwise-exchange alltoall(v); sbuf NULL: in place, the receive layout
  * describing both. */
 int coll_build_alltoallv_pairwise(struct coll_sched *s, const void *sbuf, const int *scounts,

@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mpi/coll.c: the MPI collective calls on intracommunicators, blocking
- * and nonblocking. Each checks its arguments, builds the schedule of the
- * algorithm its table picks (coll/schedule.h) on the communicator's
- * collective context, and then either runs it to the end (MPI_Bcast) or
- * hands it to progress behind a request (MPI_Ibcast): one code path for
- * both forms.
+ * mpi/coll.c: the MPI collective calls, blocking and nonblocking, on
+ * intra- and intercommunicators (at the end of the file), and the
+ * neighbourhood collectives. Each checks its arguments, builds the
+ * schedule of the algorithm it selects (coll/schedule.h) on the
+ * communicator's collective context, and then either runs it to the end
+ * (MPI_Bcast) or hands it to progress behind a request (MPI_Ibcast): one
+ * code path for both forms. The selection is code next to each call,
+ * with a tunable that forces an algorithm where there is a choice;
+ * DESIGN.md's tables with each algorithm's restrictions are still to come.
  *
  * Datatypes: the algorithms move bytes. A type whose instances are not
  * contiguous at the buffer is packed into the schedule's scratch when the
  * call starts (the data it sends) and unpacked when the schedule ends
- * (the data it receives); reductions take predefined types and
- * contiguous derived ones.
+ * (the data it receives). Reductions take predefined and contiguous
+ * types, and user ops also types whose data lies within their extent.
  */
 #include "mpiimpl.h"
 #include "op.h"
@@ -1069,6 +1072,40 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
 
 /* ---- allgather and alltoall ---------------------------------------------------- */
 
+static const char *coll_allgather_algo = "auto";
+MICHI_TUNABLE(coll_allgather_algo, "coll_allgather_algorithm", MICHI_T_STRING, "auto",
+	      MICHI_LEVEL_TUNER, "allgather algorithm: auto, ring, bruck or recursive_doubling "
+	      "(the last two for blocks of one size; recursive doubling needs a power-of-two "
+	      "size and falls back to bruck)");
+static size_t coll_allgather_short = 32 * 1024;
+MICHI_TUNABLE(coll_allgather_short, "coll_allgather_short_bytes", MICHI_T_SIZE, "32768",
+	      MICHI_LEVEL_TUNER, "largest allgather (bytes in all) that goes in log2(n) rounds "
+	      "(recursive doubling or Bruck, auto) instead of the ring");
+
+static int allgather_build(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+			   const int *counts, const int *displs, size_t ucount, size_t unit)
+{
+	const char *a = coll_allgather_algo;
+	size_t blen = ucount * unit;
+	int n = s->c.size, pow2 = !(n & (n - 1)), log = 0;
+
+	if (!counts && sbuf && slen != blen) {
+		s->error = michi_err(MICHI_ERR_TRUNCATE, "rank %d sends %zu bytes but its block "
+				     "holds %zu", s->c.rank, slen, blen);
+		return -1;
+	}
+	if (!counts && n > 1) {
+		if (a && a[0] != 'a')
+			log = a[0] == 'b' || (a[0] == 'r' && a[1] == 'e');
+		else
+			log = (size_t)n * blen <= coll_allgather_short;
+	}
+	if (log)
+		return pow2 && !(a && a[0] == 'b') ? coll_build_allgather_recdbl(s, sbuf, rbuf, blen)
+						   : coll_build_allgather_bruck(s, sbuf, rbuf, blen);
+	return coll_build_allgatherv_ring(s, sbuf, slen, rbuf, counts, displs, ucount, unit);
+}
+
 static int allgather_common(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 			    void *recvbuf, const int *recvcounts, const int *displs,
 			    int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
@@ -1101,9 +1138,8 @@ static int allgather_common(const void *sendbuf, int sendcount, MPI_Datatype sen
 				 NULL)) &&
 	    !side_of(s, &rcv, recvbuf, recvcounts, displs, (size_t)recvcount, recvtype, c->size,
 		     inplace, &u) &&
-	    !coll_build_allgatherv_ring(s, inplace ? NULL : snd.buf,
-					inplace ? 0 : (size_t)sendcount * snd.unit, rcv.buf,
-					recvcounts, rcv.displs, (size_t)recvcount, rcv.unit))
+	    !allgather_build(s, inplace ? NULL : snd.buf, inplace ? 0 : (size_t)sendcount * snd.unit,
+			     rcv.buf, recvcounts, rcv.displs, (size_t)recvcount, rcv.unit))
 		unstage_finish(s, u);
 	return michi_coll_go(c, s, nb ? request : NULL, fname);
 }
