@@ -122,6 +122,13 @@ int coll_build_scatterv_linear(struct coll_sched *s, const void *sbuf, const int
 int coll_build_allgatherv_ring(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
 			       const int *counts, const int *displs, size_t ucount, size_t extent);
 
+/* Binomial-tree gather and scatter of blen-byte blocks, in the uniform
+ * layout at the root (sbuf / rbuf NULL: the root in place). */
+int coll_build_gather_binomial(struct coll_sched *s, const void *sbuf, void *rbuf, size_t blen,
+			       int root);
+int coll_build_scatter_binomial(struct coll_sched *s, const void *sbuf, void *rbuf, size_t blen,
+				int root);
+
 /* Allgather of blen-byte blocks in the uniform layout: Bruck's (any n)
  * and recursive doubling (n a power of two), for small blocks. */
 int coll_build_allgather_bruck(struct coll_sched *s, const void *sbuf, void *rbuf, size_t blen);

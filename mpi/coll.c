@@ -909,6 +909,30 @@ static int coll_check_rooted(struct michi_comm *c, const char *fname, int root, 
 	return MPI_SUCCESS;
 }
 
+static const char *coll_gather_algo = "auto", *coll_scatter_algo = "auto";
+MICHI_TUNABLE(coll_gather_algo, "coll_gather_algorithm", MICHI_T_STRING, "auto",
+	      MICHI_LEVEL_TUNER, "gather algorithm: auto, linear or binomial (binomial for "
+	      "blocks of one size, MPI_Gather)");
+MICHI_TUNABLE(coll_scatter_algo, "coll_scatter_algorithm", MICHI_T_STRING, "auto",
+	      MICHI_LEVEL_TUNER, "scatter algorithm: auto, linear or binomial (binomial for "
+	      "blocks of one size, MPI_Scatter)");
+static size_t coll_rooted_short = 16 * 1024;
+MICHI_TUNABLE(coll_rooted_short, "coll_gather_short_bytes", MICHI_T_SIZE, "16384",
+	      MICHI_LEVEL_TUNER, "largest gather or scatter (bytes in all) that goes down a "
+	      "binomial tree (auto) instead of straight between the root and every rank");
+
+/* A gather or scatter of blocks of blen bytes (every rank knows it: the
+ * type signatures match) goes down the binomial tree? Never the v forms,
+ * whose layout only the root knows. */
+static int rooted_binomial(const char *a, int n, int vform, size_t blen)
+{
+	if (vform || n < 3)
+		return 0;
+	if (a && a[0] != 'a')
+		return a[0] == 'b';
+	return (size_t)n * blen <= coll_rooted_short;
+}
+
 static int gather_common(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 			 void *recvbuf, const int *recvcounts, const int *displs, int recvcount,
 			 MPI_Datatype recvtype, int root, int vform, MPI_Comm comm,
@@ -936,9 +960,15 @@ static int gather_common(const void *sendbuf, int sendcount, MPI_Datatype sendty
 				 NULL)) &&
 	    (!isroot || !side_of(s, &rcv, recvbuf, recvcounts, displs, (size_t)recvcount,
 				 recvtype, c->size, inplace, &u)) &&
-	    !coll_build_gatherv_linear(s, inplace ? NULL : snd.buf,
-				       inplace ? 0 : (size_t)sendcount * snd.unit, rcv.buf,
-				       recvcounts, rcv.displs, (size_t)recvcount, rcv.unit, root))
+	    !(rooted_binomial(coll_gather_algo, s->c.size, vform, inplace
+			      ? (size_t)recvcount * rcv.unit : (size_t)sendcount * snd.unit)
+	      ? coll_build_gather_binomial(s, inplace ? NULL : snd.buf, rcv.buf,
+					   inplace ? (size_t)recvcount * rcv.unit
+						   : (size_t)sendcount * snd.unit, root)
+	      : coll_build_gatherv_linear(s, inplace ? NULL : snd.buf,
+					  inplace ? 0 : (size_t)sendcount * snd.unit, rcv.buf,
+					  recvcounts, rcv.displs, (size_t)recvcount, rcv.unit,
+					  root)))
 		unstage_finish(s, u);
 	return michi_coll_go(c, s, nb ? request : NULL, fname);
 }
@@ -1024,9 +1054,14 @@ static int scatter_common(const void *sendbuf, const int *sendcounts, const int 
 				 sendtype, c->size, 1, NULL)) &&
 	    (inplace || !side_of(s, &rcv, recvbuf, NULL, NULL, (size_t)recvcount, recvtype, 1, 0,
 				 &u)) &&
-	    !coll_build_scatterv_linear(s, snd.buf, sendcounts, snd.displs, (size_t)sendcount,
-					snd.unit, inplace ? NULL : rcv.buf,
-					inplace ? 0 : (size_t)recvcount * rcv.unit, root))
+	    !(rooted_binomial(coll_scatter_algo, s->c.size, vform, inplace
+			      ? (size_t)sendcount * snd.unit : (size_t)recvcount * rcv.unit)
+	      ? coll_build_scatter_binomial(s, snd.buf, inplace ? NULL : rcv.buf,
+					    inplace ? (size_t)sendcount * snd.unit
+						    : (size_t)recvcount * rcv.unit, root)
+	      : coll_build_scatterv_linear(s, snd.buf, sendcounts, snd.displs,
+					   (size_t)sendcount, snd.unit, inplace ? NULL : rcv.buf,
+					   inplace ? 0 : (size_t)recvcount * rcv.unit, root)))
 		unstage_finish(s, u);
 	return michi_coll_go(c, s, nb ? request : NULL, fname);
 }
