@@ -65,17 +65,8 @@ int coll_build_allreduce_recdbl(struct coll_sched *s, const void *sbuf, void *rb
 		if (coll_sched_recv(s, spare, len, peer) || coll_sched_send(s, acc, len, peer))
 			return -1;
 		coll_sched_fence(s);
-		if (vpeer < vr || s->op.commute) {
-			if (coll_sched_reduce(s, spare, acc, count))
-				return -1;
-		} else {
-			char *x = acc;
-
-			if (coll_sched_reduce(s, acc, spare, count))
-				return -1;
-			acc = spare;
-			spare = x;
-		}
+		if (coll_sched_fold(s, &acc, &spare, count, vpeer < vr))
+			return -1;
 	}
 	if (coll_sched_copy(s, acc, rbuf, len))
 		return -1;

@@ -68,9 +68,8 @@ static inline char *coll_block(const void *buf, const int *counts, const int *di
 	       (ptrdiff_t)extent;
 }
 
-/* Blocking point-to-point on the collective context (coll/p2p.c). */
-michi_status_t coll_send(const struct coll_comm *c, const void *buf, size_t len, int to, int tag);
-michi_status_t coll_recv(const struct coll_comm *c, void *buf, size_t len, int from, int tag);
+/* A blocking exchange on the collective context (coll/p2p.c), for the
+ * intercommunicator leaders. */
 michi_status_t coll_sendrecv(const struct coll_comm *c, const void *sbuf, size_t slen, int to,
 			     void *rbuf, size_t rlen, int from, int tag);
 
@@ -95,7 +94,7 @@ int coll_build_bcast_scatter_ag(struct coll_sched *s, void *buf, size_t len, int
  * one that does not commute is reduced in rank order on a tree rooted at
  * rank 0, whose result then goes to root. */
 int coll_build_reduce_binomial(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count,
-			       int commute, int root);
+			       int root);
 
 /* Recursive-doubling allreduce, any op (the lower rank's operand first). */
 int coll_build_allreduce_recdbl(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
@@ -148,7 +147,7 @@ int coll_build_alltoallw_pairwise(struct coll_sched *s, const char *const *sbufs
  * rank i. Pairwise for commutative ops; in rank order otherwise
  * (a binomial reduce to rank 0, then a linear scatter). */
 int coll_build_reduce_scatter(struct coll_sched *s, const void *sbuf, void *rbuf,
-			      const int *counts, size_t ucount, int commute);
+			      const int *counts, size_t ucount);
 
 /* Recursive-doubling inclusive and exclusive scan, any op. */
 int coll_build_scan_recdbl(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count,

@@ -65,7 +65,7 @@ int coll_build_inter_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, 
 	if (s->c.rank == 0 && !(acc = coll_sched_tmp(s, len)))
 		return -1;
 	coll_sched_switch(s);
-	if (coll_build_reduce_binomial(s, sbuf, acc, count, s->op.commute, 0))
+	if (coll_build_reduce_binomial(s, sbuf, acc, count, 0))
 		return -1;
 	coll_sched_fence(s);
 	coll_sched_switch(s);
@@ -80,7 +80,7 @@ int coll_build_inter_allreduce(struct coll_sched *s, const void *sbuf, void *rbu
 	if (s->c.rank == 0 && !(acc = coll_sched_tmp(s, len)))
 		return -1;
 	coll_sched_switch(s);
-	if (coll_build_reduce_binomial(s, sbuf, acc, count, s->op.commute, 0))
+	if (coll_build_reduce_binomial(s, sbuf, acc, count, 0))
 		return -1;
 	coll_sched_fence(s);
 	coll_sched_switch(s);
@@ -224,7 +224,7 @@ int coll_build_inter_reduce_scatter(struct coll_sched *s, const void *sbuf, void
 	if (acc)
 		theirs = acc + total * ext;
 	coll_sched_switch(s);
-	if (coll_build_reduce_binomial(s, sbuf, acc, total, s->op.commute, 0))
+	if (coll_build_reduce_binomial(s, sbuf, acc, total, 0))
 		return -1;
 	coll_sched_fence(s);
 	coll_sched_switch(s);

@@ -13,9 +13,9 @@
 #include "schedule.h"
 
 int coll_build_reduce_binomial(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count,
-			       int commute, int root)
+			       int root)
 {
-	int n = s->c.size, rank = s->c.rank, top = commute ? root : 0;
+	int n = s->c.size, rank = s->c.rank, top = s->op.commute ? root : 0;
 	int vr = (rank - top + n) % n, mask;
 	size_t len = count * s->op.extent;
 	const void *mine = sbuf ? sbuf : rbuf;   /* in place: the root's input is in rbuf */
@@ -49,18 +49,9 @@ int coll_build_reduce_binomial(struct coll_sched *s, const void *sbuf, void *rbu
 			if (coll_sched_recv(s, spare, len, (vr + mask + top) % n))
 				return -1;
 			coll_sched_fence(s);
-			if (commute) {
-				if (coll_sched_reduce(s, spare, acc, count))
-					return -1;
-			} else {
-				char *x = acc;
-
-				/* acc op child's, into spare; then they trade */
-				if (coll_sched_reduce(s, acc, spare, count))
-					return -1;
-				acc = spare;
-				spare = x;
-			}
+			/* mine op child's (any order if the op commutes) */
+			if (coll_sched_fold(s, &acc, &spare, count, 0))
+				return -1;
 		}
 	}
 	if (rank == top && rank == root)

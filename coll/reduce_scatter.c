@@ -10,7 +10,7 @@
 #include "schedule.h"
 
 int coll_build_reduce_scatter(struct coll_sched *s, const void *sbuf, void *rbuf,
-			      const int *counts, size_t ucount, int commute)
+			      const int *counts, size_t ucount)
 {
 	int n = s->c.size, rank = s->c.rank, i, k;
 	size_t ext = s->op.extent, total = 0, mine;
@@ -25,12 +25,12 @@ int coll_build_reduce_scatter(struct coll_sched *s, const void *sbuf, void *rbuf
 		total += counts ? (size_t)counts[i] : ucount;
 	}
 	mine = counts ? (size_t)counts[rank] : ucount;
-	if (!commute) {
+	if (!s->op.commute) {
 		char *all = NULL;
 
 		if (rank == 0 && !(all = coll_sched_tmp(s, total * ext)))
 			return -1;
-		if (coll_build_reduce_binomial(s, in, all, total, 0, 0))
+		if (coll_build_reduce_binomial(s, in, all, total, 0))
 			return -1;
 		coll_sched_fence(s);
 		return coll_build_scatterv_linear(s, all, counts, counts ? displs : NULL, ucount,

@@ -36,13 +36,8 @@ int coll_build_scan_recdbl(struct coll_sched *s, const void *sbuf, void *rbuf, s
 			    coll_sched_reduce(s, spare, partial, count))
 				return -1;
 			have = 1;
-		} else {
-			char *x = partial;
-
-			if (coll_sched_reduce(s, partial, spare, count))
-				return -1;
-			partial = spare;
-			spare = x;
+		} else if (coll_sched_fold(s, &partial, &spare, count, 0)) {
+			return -1;
 		}
 	}
 	return 0;

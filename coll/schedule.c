@@ -136,6 +136,22 @@ int coll_sched_reduce(struct coll_sched *s, const void *in, void *inout, size_t 
 	return 0;
 }
 
+int coll_sched_fold(struct coll_sched *s, char **acc, char **theirs, size_t count,
+		    int theirs_first)
+{
+	char *x = *acc;
+
+	if (theirs_first || s->op.commute)
+		return coll_sched_reduce(s, *theirs, *acc, count);
+	/* apply writes its second operand: acc op theirs lands in theirs,
+	 * and the two buffers trade names instead of being copied */
+	if (coll_sched_reduce(s, *acc, *theirs, count))
+		return -1;
+	*acc = *theirs;
+	*theirs = x;
+	return 0;
+}
+
 int coll_sched_copy(struct coll_sched *s, const void *src, void *dst, size_t len)
 {
 	struct coll_step *st;

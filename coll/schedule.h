@@ -96,6 +96,12 @@ void coll_sched_switch(struct coll_sched *s);
 int coll_sched_send(struct coll_sched *s, const void *buf, size_t len, int peer);
 int coll_sched_recv(struct coll_sched *s, void *buf, size_t len, int peer);
 int coll_sched_reduce(struct coll_sched *s, const void *in, void *inout, size_t count);
+/* Fold the operand just received (*theirs) into *acc: theirs op acc when
+ * theirs_first or the op commutes, else acc op theirs, computed in
+ * *theirs, after which the two pointers trade (the builder's view of
+ * where the result lives follows them). */
+int coll_sched_fold(struct coll_sched *s, char **acc, char **theirs, size_t count,
+		    int theirs_first);
 int coll_sched_copy(struct coll_sched *s, const void *src, void *dst, size_t len);
 int coll_sched_call(struct coll_sched *s, coll_call_fn fn, void *arg);
 /* The next step starts a new round. */

@@ -609,7 +609,7 @@ static int reduce_common(const void *sendbuf, void *recvbuf, int count, MPI_Data
 
 		if ((c->rank != root || rb) &&
 		    !coll_build_reduce_binomial(s, inplace ? NULL : sendbuf, rb, (size_t)count,
-						o.commute, root))
+						root))
 			typed_out_finish(s, t);
 	}
 	return michi_coll_go(c, s, nb ? request : NULL, fname);
@@ -764,7 +764,7 @@ static int reduce_scatter_common(const void *sendbuf, void *recvbuf, const int *
 
 		if ((rb || !recvbuf) &&
 		    !coll_build_reduce_scatter(s, in == rb ? NULL : in, rb, counts,
-					       (size_t)rcount, o.commute))
+					       (size_t)rcount))
 			typed_out_finish(s, t);
 	}
 	return michi_coll_go(c, s, nb ? request : NULL, fname);

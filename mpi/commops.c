@@ -115,15 +115,27 @@ static void ctx_dequeue_from(struct ctx_waiter **p, struct ctx_waiter *w)
 	*p = w->next;
 }
 
-/* The lowest context id free on every rank of cc (collective over it). */
-static michi_status_t ctx_alloc_among(const struct coll_comm *cc, uint64_t key, uint32_t *ctx)
+/*
+ * The lowest context id free on every rank of cc (collective over it), in
+ * the rounds described above. With `swap`, cc is one of two groups that
+ * agree together (the intercommunicator constructors): after the AND over
+ * cc, swap trades the result for the other group's on every member of cc
+ * (returning an MPI error code, kept in *swap_err), and the map stays lent
+ * until both are combined. The swap waits only for processes already in
+ * this agreement (the queue rule above), so no cycle forms with a thread
+ * blocked elsewhere.
+ */
+static michi_status_t ctx_rounds(const struct coll_comm *cc, uint64_t key,
+				 int (*swap)(void *arg, const uint32_t *mine, uint32_t *theirs,
+					     size_t n),
+				 void *arg, int *swap_err, uint32_t *ctx)
 {
 	struct coll_op op = { .apply = mask_and, .extent = sizeof(uint32_t), .commute = 1 };
-	uint32_t freebits[CTX_WORDS + 1];
+	uint32_t bits[CTX_WORDS + 1], rbits[CTX_WORDS + 1];
 	struct ctx_waiter me = { .key = key };
 	unsigned spins = 0;
 	michi_status_t st;
-	int own, round = 0, queued = !michi_mt;
+	int own, round = 0, queued = !michi_mt, i;
 
 	/* a single thread queues at once; threads after a first round that
 	 * gathered every member, so that an allocation still waiting for a
@@ -134,24 +146,28 @@ static michi_status_t ctx_alloc_among(const struct coll_comm *cc, uint64_t key, 
 		own = queued && !ctx_mask_busy && ctx_queue == &me;
 		round++;
 		if (own)
-			ctx_lend(freebits);
+			ctx_lend(bits);
 		else
-			memset(freebits, 0, sizeof(uint32_t) * CTX_WORDS);
-		freebits[CTX_WORDS] = (uint32_t)own;
-		st = coll_allreduce_recdbl(cc, NULL, freebits, CTX_WORDS + 1, &op);
+			memset(bits, 0, sizeof(uint32_t) * CTX_WORDS);
+		bits[CTX_WORDS] = (uint32_t)own;
+		st = coll_allreduce_recdbl(cc, NULL, bits, CTX_WORDS + 1, &op);
+		if (st >= 0 && swap && (*swap_err = swap(arg, bits, rbits, sizeof(bits))))
+			st = MICHI_ERR_PEER;
 		if (own)
 			ctx_mask_busy = 0;
 		if (st < 0)
 			break;
+		for (i = 0; swap && i <= CTX_WORDS; i++)
+			bits[i] &= rbits[i];
 		if (!queued) {
 			ctx_enqueue_on(&ctx_queue, &me);
 			queued = 1;
 		}
-		if (own && !michi_ctx_take(freebits, ctx)) {
+		if (own && bits[CTX_WORDS] && !michi_ctx_take(bits, ctx)) {
 			st = MICHI_OK;
 			break;
 		}
-		if (freebits[CTX_WORDS]) {
+		if (bits[CTX_WORDS]) {
 			st = michi_err(MICHI_ERR_NOMEM, "all %d communicator context ids are in "
 				       "use on some rank (free communicators no longer needed)",
 				       CTX_NB_FIRST * 32);
@@ -173,7 +189,7 @@ static michi_status_t ctx_alloc(struct michi_comm *parent, uint32_t *ctx)
 	struct coll_comm cc;
 
 	michi_coll_comm(parent, &cc);
-	return ctx_alloc_among(&cc, (uint64_t)parent->ctx << 32, ctx);
+	return ctx_rounds(&cc, (uint64_t)parent->ctx << 32, NULL, NULL, NULL, ctx);
 }
 
 static void ctx_release(uint32_t ctx)
@@ -181,68 +197,21 @@ static void ctx_release(uint32_t ctx)
 	ctx_used[ctx / 64] &= ~(1u << (ctx / 2 % 32));
 }
 
-/*
- * The intercommunicator constructors agree on an id over two groups in the
- * same rounds as ctx_alloc_among: the offers are ANDed over the local
- * group lc, `swap` trades the result with the other group (its leader's
- * call communicates, then every member of lc has the other group's), and
- * all processes of both groups see the same map and flag word. The map
- * stays lent across the swap, which waits only for processes already in
- * this agreement (the queue rule above), so no cycle can form with a
- * blocked thread elsewhere.
- */
+/* The intercommunicator constructors' agreement over two groups
+ * (ctx_rounds with a swap; lc the local group). */
 int michi_ctx_agree(struct michi_comm *lc, uint64_t key, int (*swap)(void *arg, const uint32_t *mine,
 							       uint32_t *theirs, size_t n),
 		    void *arg, uint32_t *ctx)
 {
-	struct coll_op op = { .apply = mask_and, .extent = sizeof(uint32_t), .commute = 1 };
-	uint32_t bits[CTX_WORDS + 1], rbits[CTX_WORDS + 1];
-	struct ctx_waiter me = { .key = key };
-	int own, round = 0, queued = !michi_mt, err = MPI_SUCCESS, i;
-	unsigned spins = 0;
 	struct coll_comm cc;
 	michi_status_t st;
+	int swap_err = MPI_SUCCESS;
 
-	if (queued)
-		ctx_enqueue_on(&ctx_queue, &me);
-	for (;;) {
-		own = queued && !ctx_mask_busy && ctx_queue == &me;
-		round++;
-		if (own)
-			ctx_lend(bits);
-		else
-			memset(bits, 0, sizeof(uint32_t) * CTX_WORDS);
-		bits[CTX_WORDS] = (uint32_t)own;
-		michi_coll_comm(lc, &cc);
-		st = coll_allreduce_recdbl(&cc, NULL, bits, CTX_WORDS + 1, &op);
-		if (st < 0)
-			err = michi_mpi_err_status(lc, st, "intercommunicator");
-		else
-			err = swap(arg, bits, rbits, sizeof(bits));
-		if (own)
-			ctx_mask_busy = 0;
-		if (err)
-			break;
-		for (i = 0; i <= CTX_WORDS; i++)
-			bits[i] &= rbits[i];
-		if (!queued) {
-			ctx_enqueue_on(&ctx_queue, &me);
-			queued = 1;
-		}
-		if (own && bits[CTX_WORDS] && !michi_ctx_take(bits, ctx))
-			break;
-		if (bits[CTX_WORDS]) {
-			err = michi_mpi_err(lc, MPI_ERR_INTERN, "intercommunicator",
-					    "(): all %d communicator context ids are in use on "
-					    "some rank", CTX_NB_FIRST * 32);
-			break;
-		}
-		if (round > 1)
-			mtmi_idle(&spins);
-	}
-	if (queued)
-		ctx_dequeue_from(&ctx_queue, &me);
-	return err;
+	michi_coll_comm(lc, &cc);
+	st = ctx_rounds(&cc, key, swap, arg, &swap_err, ctx);
+	if (swap_err)
+		return swap_err;
+	return st < 0 ? michi_mpi_err_status(lc, st, "intercommunicator") : MPI_SUCCESS;
 }
 
 int michi_ctx_take(const uint32_t *bits, uint32_t *ctx)
@@ -385,7 +354,7 @@ static int comm_dup(const char *fname, struct michi_comm *c, const struct michi_
 }
 
 /*
- * MPI_Comm_idup: the id agreement of ctx_alloc_among as a schedule on the
+ * MPI_Comm_idup: the id agreement of ctx_rounds as a schedule on the
  * parent's collective context, run by progress: a call step offers the
  * map (the nonblocking ids), a recursive-doubling allreduce ANDs it over
  * the parent, and a call step takes the id or loops back to the offer.
@@ -875,7 +844,8 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 	 * collective, numbered differently: tags of their own (and the
 	 * user's tag, for calls on overlapping groups) keep these apart */
 	cc.tag_ofs = -COLL_TAG_MAX * (1 + (tag & 0xffff));
-	st = ctx_alloc_among(&cc, (uint64_t)c->ctx << 32 | (1u + (uint32_t)tag), &ctx);
+	st = ctx_rounds(&cc, (uint64_t)c->ctx << 32 | (1u + (uint32_t)tag), NULL, NULL, NULL,
+			&ctx);
 	if (st < 0)
 		return comm_fail(c, fname, st);
 	n = comm_new(c, g->ranks, g->size, g->rank, ctx);

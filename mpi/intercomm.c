@@ -417,14 +417,3 @@ int michi_inter_create(const char *fname, struct michi_comm *c, MPI_Group group,
 	free(remote);
 	return err;
 }
-
-/* No process leaves before every process of both groups has entered:
- * each group gathers in its leader, the leaders meet, each group is let
- * go by its leader. */
-int michi_inter_barrier(struct michi_comm *c)
-{
-	int mine = 1, theirs;
-	int err = PMPI_Barrier(c->local->handle);
-
-	return err ? err : leaders_swap(c, &mine, &theirs, sizeof(int));
-}

@@ -329,7 +329,6 @@ int michi_inter_split(const char *fname, struct michi_comm *c, int color, int ke
 		      MPI_Comm *newcomm);
 int michi_inter_create(const char *fname, struct michi_comm *c, MPI_Group group,
 		       MPI_Comm *newcomm);
-int michi_inter_barrier(struct michi_comm *c);
 
 /* The collective view of c (coll/coll.h) with the next sequence number of
  * its collectives: every member calls it once per collective (mpi/coll.c). */
