@@ -19,6 +19,25 @@
 
 #include "michi.h"
 
+/*
+ * The hosts of a communicator, for the node-aware algorithms: the MPI
+ * layer builds it once per communicator from the bootstrap's host map
+ * (or the tunable that fakes host boundaries) and every rank holds the
+ * same one. Hosts are numbered in the order of their lowest rank, which
+ * leads its host.
+ */
+struct coll_hosts {
+	int nhosts;
+	int myhost, lrank;     /* my host; my index among its ranks */
+	const int *host;       /* host of every comm rank */
+	const int *lrank_of;   /* index of every comm rank within its host */
+	const int *members;    /* comm ranks host by host, ascending in each */
+	const int *first;      /* host h's ranks are members[first[h]] up to
+				* members[first[h + 1]] (nhosts + 1 entries) */
+	const int *local_world;   /* world ranks of my host's ranks */
+	const int *leader_world;  /* world rank of every host's leader */
+};
+
 struct coll_comm {
 	int rank, size;
 	uint32_t ctx;          /* the collective context */
@@ -29,6 +48,8 @@ struct coll_comm {
 				* (MPI_Comm_create_group), so that the rest
 				* of it, in its next collective, never
 				* matches these frames */
+	const struct coll_hosts *hosts;   /* NULL: one host, or a view that
+					   * the node-aware algorithms made */
 };
 
 /* One tag per collective on the collective context: MTMI keeps per-peer
@@ -46,6 +67,7 @@ enum coll_tag {
 	COLL_TAG_SCAN,
 	COLL_TAG_NEIGHBOR,
 	COLL_TAG_CTX,          /* context-id agreement of a communicator */
+	COLL_TAG_HOSTS,        /* the leaders' phase of a node-aware algorithm */
 	COLL_TAG_MAX = 32      /* tags below it; tag_ofs steps by it */
 };
 
@@ -146,12 +168,53 @@ int coll_build_alltoallw_pairwise(struct coll_sched *s, const char *const *sbufs
 /* Reduce-scatter: block i (counts[i] elements) of the reduction goes to
  * rank i. Pairwise for commutative ops; in rank order otherwise
  * (a binomial reduce to rank 0, then a linear scatter). */
-int coll_build_reduce_scatter(struct coll_sched *s, const void *sbuf, void *rbuf,
-			      const int *counts, size_t ucount);
+int coll_build_reduce_scatter_pairwise(struct coll_sched *s, const void *sbuf, void *rbuf,
+				       const int *counts, size_t ucount);
 
 /* Recursive-doubling inclusive and exclusive scan, any op. */
 int coll_build_scan_recdbl(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count,
 			   int exclusive);
+
+/*
+ * Node-aware algorithms (s->c.hosts says the hosts, and some host holds
+ * more than one rank): a phase among the ranks of each host, one among
+ * the hosts' leaders, each run by the algorithm its own table chooses.
+ * Reduce and allreduce need an op that commutes, allgather blocks of one
+ * size (the signatures of the other algorithms, for their tables).
+ */
+int coll_build_barrier_hier(struct coll_sched *s);
+int coll_build_bcast_hier(struct coll_sched *s, void *buf, size_t len, int root);
+int coll_build_reduce_hier(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count,
+			   int root);
+int coll_build_allreduce_hier(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
+int coll_build_allgather_hier(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+			      const int *counts, const int *displs, size_t ucount,
+			      size_t extent);
+
+/*
+ * Selection (coll/select.c): each collective's table of the algorithms
+ * above, with what each needs and when the automatic choice takes it;
+ * these build the chosen one. Arguments as for the algorithms; vform
+ * marks the v forms of gather and scatter, whose counts only the root
+ * has.
+ */
+int coll_build_barrier(struct coll_sched *s);
+int coll_build_bcast(struct coll_sched *s, void *buf, size_t len, int root);
+int coll_build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count, int root);
+int coll_build_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
+int coll_build_gather(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+		      const int *counts, const int *displs, size_t ucount, size_t extent,
+		      int root, int vform);
+int coll_build_scatter(struct coll_sched *s, const void *sbuf, const int *counts,
+		       const int *displs, size_t ucount, size_t extent, void *rbuf, size_t rlen,
+		       int root, int vform);
+int coll_build_allgather(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+			 const int *counts, const int *displs, size_t ucount, size_t extent);
+int coll_build_alltoall(struct coll_sched *s, const void *sbuf, const int *scounts,
+			const int *sdispls, size_t sucount, size_t sext, void *rbuf,
+			const int *rcounts, const int *rdispls, size_t rucount, size_t rext);
+int coll_build_reduce_scatter(struct coll_sched *s, const void *sbuf, void *rbuf,
+			      const int *counts, size_t ucount);
 
 /* Neighbourhood collectives: a receive from every in-neighbour into
  * rbufs[i] (rlens[i] bytes) and a send of sbufs[j] to every

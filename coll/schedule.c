@@ -201,6 +201,26 @@ void coll_sched_switch(struct coll_sched *s)
 	s->view ^= 1;
 }
 
+const struct coll_hosts coll_hosts_apart = { .nhosts = 0 };
+
+int coll_sched_hosts(struct coll_sched *s)
+{
+	const struct coll_hosts *h = s->c.hosts;
+	struct coll_comm local = s->c, leaders = s->c;
+
+	local.rank = h->lrank;
+	local.size = h->first[h->myhost + 1] - h->first[h->myhost];
+	local.peers = h->local_world;
+	local.hosts = NULL;
+	leaders.rank = h->lrank ? -1 : h->myhost;
+	leaders.size = h->nhosts;
+	leaders.peers = h->leader_world;
+	leaders.hosts = &coll_hosts_apart;
+	s->c = local;
+	coll_sched_set_alt(s, &leaders, COLL_TAG_HOSTS);
+	return !h->lrank;
+}
+
 void *coll_sched_tmp(struct coll_sched *s, size_t len)
 {
 	struct coll_tmp *t = malloc(sizeof(*t) + (len ? len : 1));

@@ -91,6 +91,15 @@ void coll_sched_free(struct coll_sched *s);
 void coll_sched_set_alt(struct coll_sched *s, const struct coll_comm *alt, int tag);
 void coll_sched_switch(struct coll_sched *s);
 
+/* The node-aware algorithms' views, set before their first step from
+ * s->c.hosts: s->c becomes this rank's host (the collective's tag) and
+ * the other view the hosts' leaders (COLL_TAG_HOSTS), neither with hosts
+ * to be aware of, so what runs within them is flat. Returns 1 on a
+ * leader (rank 0 of its host's view). */
+int coll_sched_hosts(struct coll_sched *s);
+/* The hosts of a view of ranks each on a host of its own. */
+extern const struct coll_hosts coll_hosts_apart;
+
 /* Builders. Each returns 0, or <0 when out of memory (the schedule then
  * fails when started). */
 int coll_sched_send(struct coll_sched *s, const void *buf, size_t len, int peer);

@@ -6,9 +6,8 @@
  * schedule of the algorithm it selects (coll/schedule.h) on the
  * communicator's collective context, and then either runs it to the end
  * (MPI_Bcast) or hands it to progress behind a request (MPI_Ibcast): one
- * code path for both forms. The selection is code next to each call,
- * with a tunable that forces an algorithm where there is a choice;
- * DESIGN.md's tables with each algorithm's restrictions are still to come.
+ * code path for both forms. Which algorithm builds it is for the
+ * collective's table (coll/select.c) to say.
  *
  * Datatypes: the algorithms move bytes. A type whose instances are not
  * contiguous at the buffer is packed into the schedule's scratch when the
@@ -25,6 +24,84 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+static int coll_host_ranks;
+MICHI_TUNABLE(coll_host_ranks, "coll_host_ranks", MICHI_T_INT, "0", MICHI_LEVEL_TUNER,
+	      "fake host boundaries for the collectives: every this many consecutive world "
+	      "ranks count as one host for the node-aware algorithms (0: the real hosts)");
+
+static int coll_host_id(int world)
+{
+	if (coll_host_ranks > 0)
+		return world / coll_host_ranks;
+	return michi_state.host_of ? michi_state.host_of[world] : 0;
+}
+
+/*
+ * The hosts of c's ranks (coll/coll.h): NULL when they share one host,
+ * coll_hosts_apart when no two do, else a map the communicator keeps.
+ * Every rank builds the same one from the job's host map; out of memory
+ * it stays NULL (the flat algorithms, correct but not node-aware).
+ */
+static const struct coll_hosts *coll_hosts_build(struct michi_comm *c)
+{
+	int n = c->size, nh = 0, i, h, *id, *host, *lrank_of, *members, *first, *lw, *hw, nl;
+	struct coll_hosts *hs;
+	size_t words;
+
+	if (c->local || n < 2 || !(id = malloc((size_t)michi_state.size * sizeof(int))))
+		return NULL;
+	for (i = 0; i < n; i++)
+		id[coll_host_id(c->peers[i])] = -1;
+	for (i = 0; i < n; i++)
+		if (id[coll_host_id(c->peers[i])] < 0)
+			id[coll_host_id(c->peers[i])] = nh++;
+	if (nh == 1 || nh == n) {
+		free(id);
+		return nh == 1 ? NULL : &coll_hosts_apart;
+	}
+	words = 4 * (size_t)n + 2 * (size_t)nh + 1;
+	if (!(hs = malloc(sizeof(*hs) + words * sizeof(int)))) {
+		free(id);
+		return NULL;
+	}
+	host = (int *)(hs + 1);
+	lrank_of = host + n;
+	members = lrank_of + n;
+	first = members + n;
+	hw = first + nh + 1;
+	lw = hw + nh;
+	memset(first, 0, (size_t)(nh + 1) * sizeof(int));
+	for (i = 0; i < n; i++) {
+		host[i] = id[coll_host_id(c->peers[i])];
+		first[host[i] + 1]++;
+	}
+	free(id);
+	for (h = 0; h < nh; h++)
+		first[h + 1] += first[h];
+	for (h = 0; h < nh; h++)   /* fill pointers, put back below */
+		hw[h] = first[h];
+	for (i = 0; i < n; i++) {
+		lrank_of[i] = hw[host[i]] - first[host[i]];
+		members[hw[host[i]]++] = i;
+	}
+	hs->nhosts = nh;
+	hs->myhost = host[c->rank];
+	hs->lrank = lrank_of[c->rank];
+	nl = first[hs->myhost + 1] - first[hs->myhost];
+	for (h = 0; h < nh; h++)
+		hw[h] = c->peers[members[first[h]]];
+	for (i = 0; i < nl; i++)
+		lw[i] = c->peers[members[first[hs->myhost] + i]];
+	hs->host = host;
+	hs->lrank_of = lrank_of;
+	hs->members = members;
+	hs->first = first;
+	hs->leader_world = hw;
+	hs->local_world = lw;
+	c->hosts_mem = hs;
+	return hs;
+}
+
 void michi_coll_comm(struct michi_comm *c, struct coll_comm *cc)
 {
 	cc->rank = c->rank;
@@ -32,6 +109,11 @@ void michi_coll_comm(struct michi_comm *c, struct coll_comm *cc)
 	cc->ctx = c->ctx + 1;
 	cc->tag_ofs = (int)(c->coll_seq++ & 0xfffff) * COLL_TAG_MAX;
 	cc->peers = c->peers;
+	if (unlikely(!c->hosts_done)) {
+		c->hosts = coll_hosts_build(c);
+		c->hosts_done = 1;
+	}
+	cc->hosts = c->hosts;
 }
 
 /* The calls MPI defines on intracommunicators only. */
@@ -377,7 +459,7 @@ static int barrier_common(MPI_Comm comm, MPI_Request *request, int nb, const cha
 		COLL_BUILD_AND_GO(c, s, coll_build_inter_barrier(s), nb ? request : NULL, fname);
 	}
 	s = coll_new(c, COLL_TAG_BARRIER, NULL);
-	COLL_BUILD_AND_GO(c, s, coll_build_barrier_dissem(s), nb ? request : NULL, fname);
+	COLL_BUILD_AND_GO(c, s, coll_build_barrier(s), nb ? request : NULL, fname);
 }
 
 int PMPI_Barrier(MPI_Comm comm)
@@ -388,25 +470,6 @@ int PMPI_Barrier(MPI_Comm comm)
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
 	return barrier_common(comm, request, 1, "MPI_Ibarrier");
-}
-
-static const char *coll_bcast_algo = "auto";
-MICHI_TUNABLE(coll_bcast_algo, "coll_bcast_algorithm", MICHI_T_STRING, "auto", MICHI_LEVEL_TUNER,
-	      "broadcast algorithm: auto, binomial or scatter_allgather");
-static size_t coll_bcast_long = 128 * 1024;
-MICHI_TUNABLE(coll_bcast_long, "coll_bcast_long_bytes", MICHI_T_SIZE, "131072", MICHI_LEVEL_TUNER,
-	      "smallest broadcast (bytes) that goes as a scatter and a ring allgather (auto)");
-
-static int bcast_build(struct coll_sched *s, void *buf, size_t len, int root)
-{
-	const char *a = coll_bcast_algo;
-	int sag = a && a[0] != 'a' ? a[0] == 's'
-		: len >= coll_bcast_long && s->c.size > 2;
-
-	if (s->c.size == 1 || !len)
-		return 0;
-	return sag ? coll_build_bcast_scatter_ag(s, buf, len, root)
-		   : coll_build_bcast_binomial(s, buf, len, root);
 }
 
 static int bcast_common(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm,
@@ -433,7 +496,7 @@ static int bcast_common(void *buffer, int count, MPI_Datatype dt, int root, MPI_
 		return michi_err_nomem(c, fname);
 	if (!side_of(s, &sd, buffer, NULL, NULL, (size_t)count, dt, 1, c->rank == root,
 		     c->rank == root ? NULL : &u) &&
-	    !bcast_build(s, sd.buf, (size_t)count * sd.unit, root))
+	    !coll_build_bcast(s, sd.buf, (size_t)count * sd.unit, root))
 		unstage_finish(s, u);
 	return michi_coll_go(c, s, nb ? request : NULL, fname);
 }
@@ -608,8 +671,7 @@ static int reduce_common(const void *sendbuf, void *recvbuf, int count, MPI_Data
 		void *rb = c->rank == root ? result_buf(s, recvbuf, count, dt, inplace, &t) : NULL;
 
 		if ((c->rank != root || rb) &&
-		    !coll_build_reduce_binomial(s, inplace ? NULL : sendbuf, rb, (size_t)count,
-						root))
+		    !coll_build_reduce(s, inplace ? NULL : sendbuf, rb, (size_t)count, root))
 			typed_out_finish(s, t);
 	}
 	return michi_coll_go(c, s, nb ? request : NULL, fname);
@@ -627,44 +689,6 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 {
 	return reduce_common(sendbuf, recvbuf, count, datatype, op, root, comm, request, 1,
 			     "MPI_Ireduce");
-}
-
-static int coll_flat_ranks = 8;
-MICHI_TUNABLE(coll_flat_ranks, "coll_allreduce_flat_ranks", MICHI_T_INT, "8", MICHI_LEVEL_TUNER,
-	      "most ranks (from 5) for which a small allreduce on one host goes flat through "
-	      "rank 0 (0: never, auto)");
-static size_t coll_flat_bytes = 256;
-MICHI_TUNABLE(coll_flat_bytes, "coll_allreduce_flat_bytes", MICHI_T_SIZE, "256",
-	      MICHI_LEVEL_TUNER, "largest allreduce (bytes) that may go flat through rank 0");
-static size_t coll_rsag_bytes = 64 * 1024;
-MICHI_TUNABLE(coll_rsag_bytes, "coll_allreduce_long_bytes", MICHI_T_SIZE, "65536",
-	      MICHI_LEVEL_TUNER, "smallest allreduce (bytes) of a commutative op that goes as "
-	      "a reduce-scatter and an allgather (Rabenseifner, auto)");
-static const char *coll_allreduce_algo = "auto";
-MICHI_TUNABLE(coll_allreduce_algo, "coll_allreduce_algorithm", MICHI_T_STRING, "auto",
-	      MICHI_LEVEL_TUNER, "allreduce algorithm: auto, recursive_doubling, flat or "
-	      "rabenseifner (commutative ops only; others fall back to recursive_doubling)");
-
-/* Every rank decides alike: the host map, the sizes and the op are the
- * job's. */
-static int allreduce_build(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count)
-{
-	const char *a = coll_allreduce_algo;
-	size_t len = count * s->op.extent;
-	int n = s->c.size;
-
-	if (a && a[0] != 'a') {
-		if (a[0] == 'f')
-			return coll_build_allreduce_flat(s, sbuf, rbuf, count);
-		if (a[0] == 'r' && a[1] == 'a' && s->op.commute && count >= (size_t)n)
-			return coll_build_allreduce_rabenseifner(s, sbuf, rbuf, count);
-		return coll_build_allreduce_recdbl(s, sbuf, rbuf, count);
-	}
-	if (n > 4 && n <= coll_flat_ranks && michi_state.single_host && len <= coll_flat_bytes)
-		return coll_build_allreduce_flat(s, sbuf, rbuf, count);
-	if (s->op.commute && len >= coll_rsag_bytes && count >= (size_t)n)
-		return coll_build_allreduce_rabenseifner(s, sbuf, rbuf, count);
-	return coll_build_allreduce_recdbl(s, sbuf, rbuf, count);
 }
 
 static int allreduce_common(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
@@ -691,7 +715,7 @@ static int allreduce_common(const void *sendbuf, void *recvbuf, int count, MPI_D
 		int inplace = sendbuf == MPI_IN_PLACE;
 		void *rb = result_buf(s, recvbuf, count, dt, inplace, &t);
 
-		if (rb && !allreduce_build(s, inplace ? NULL : sendbuf, rb, (size_t)count))
+		if (rb && !coll_build_allreduce(s, inplace ? NULL : sendbuf, rb, (size_t)count))
 			typed_out_finish(s, t);
 	}
 	return michi_coll_go(c, s, nb ? request : NULL, fname);
@@ -909,30 +933,6 @@ static int coll_check_rooted(struct michi_comm *c, const char *fname, int root, 
 	return MPI_SUCCESS;
 }
 
-static const char *coll_gather_algo = "auto", *coll_scatter_algo = "auto";
-MICHI_TUNABLE(coll_gather_algo, "coll_gather_algorithm", MICHI_T_STRING, "auto",
-	      MICHI_LEVEL_TUNER, "gather algorithm: auto, linear or binomial (binomial for "
-	      "blocks of one size, MPI_Gather)");
-MICHI_TUNABLE(coll_scatter_algo, "coll_scatter_algorithm", MICHI_T_STRING, "auto",
-	      MICHI_LEVEL_TUNER, "scatter algorithm: auto, linear or binomial (binomial for "
-	      "blocks of one size, MPI_Scatter)");
-static size_t coll_rooted_short = 16 * 1024;
-MICHI_TUNABLE(coll_rooted_short, "coll_gather_short_bytes", MICHI_T_SIZE, "16384",
-	      MICHI_LEVEL_TUNER, "largest gather or scatter (bytes in all) that goes down a "
-	      "binomial tree (auto) instead of straight between the root and every rank");
-
-/* A gather or scatter of blocks of blen bytes (every rank knows it: the
- * type signatures match) goes down the binomial tree? Never the v forms,
- * whose layout only the root knows. */
-static int rooted_binomial(const char *a, int n, int vform, size_t blen)
-{
-	if (vform || n < 3)
-		return 0;
-	if (a && a[0] != 'a')
-		return a[0] == 'b';
-	return (size_t)n * blen <= coll_rooted_short;
-}
-
 static int gather_common(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 			 void *recvbuf, const int *recvcounts, const int *displs, int recvcount,
 			 MPI_Datatype recvtype, int root, int vform, MPI_Comm comm,
@@ -960,15 +960,9 @@ static int gather_common(const void *sendbuf, int sendcount, MPI_Datatype sendty
 				 NULL)) &&
 	    (!isroot || !side_of(s, &rcv, recvbuf, recvcounts, displs, (size_t)recvcount,
 				 recvtype, c->size, inplace, &u)) &&
-	    !(rooted_binomial(coll_gather_algo, s->c.size, vform, inplace
-			      ? (size_t)recvcount * rcv.unit : (size_t)sendcount * snd.unit)
-	      ? coll_build_gather_binomial(s, inplace ? NULL : snd.buf, rcv.buf,
-					   inplace ? (size_t)recvcount * rcv.unit
-						   : (size_t)sendcount * snd.unit, root)
-	      : coll_build_gatherv_linear(s, inplace ? NULL : snd.buf,
-					  inplace ? 0 : (size_t)sendcount * snd.unit, rcv.buf,
-					  recvcounts, rcv.displs, (size_t)recvcount, rcv.unit,
-					  root)))
+	    !coll_build_gather(s, inplace ? NULL : snd.buf, inplace ? 0 : (size_t)sendcount * snd.unit,
+			       rcv.buf, recvcounts, rcv.displs, (size_t)recvcount, rcv.unit, root,
+			       vform))
 		unstage_finish(s, u);
 	return michi_coll_go(c, s, nb ? request : NULL, fname);
 }
@@ -1054,14 +1048,9 @@ static int scatter_common(const void *sendbuf, const int *sendcounts, const int 
 				 sendtype, c->size, 1, NULL)) &&
 	    (inplace || !side_of(s, &rcv, recvbuf, NULL, NULL, (size_t)recvcount, recvtype, 1, 0,
 				 &u)) &&
-	    !(rooted_binomial(coll_scatter_algo, s->c.size, vform, inplace
-			      ? (size_t)sendcount * snd.unit : (size_t)recvcount * rcv.unit)
-	      ? coll_build_scatter_binomial(s, snd.buf, inplace ? NULL : rcv.buf,
-					    inplace ? (size_t)sendcount * snd.unit
-						    : (size_t)recvcount * rcv.unit, root)
-	      : coll_build_scatterv_linear(s, snd.buf, sendcounts, snd.displs,
-					   (size_t)sendcount, snd.unit, inplace ? NULL : rcv.buf,
-					   inplace ? 0 : (size_t)recvcount * rcv.unit, root)))
+	    !coll_build_scatter(s, snd.buf, sendcounts, snd.displs, (size_t)sendcount, snd.unit,
+				inplace ? NULL : rcv.buf, inplace ? 0 : (size_t)recvcount * rcv.unit,
+				root, vform))
 		unstage_finish(s, u);
 	return michi_coll_go(c, s, nb ? request : NULL, fname);
 }
@@ -1107,40 +1096,6 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
 
 /* ---- allgather and alltoall ---------------------------------------------------- */
 
-static const char *coll_allgather_algo = "auto";
-MICHI_TUNABLE(coll_allgather_algo, "coll_allgather_algorithm", MICHI_T_STRING, "auto",
-	      MICHI_LEVEL_TUNER, "allgather algorithm: auto, ring, bruck or recursive_doubling "
-	      "(the last two for blocks of one size; recursive doubling needs a power-of-two "
-	      "size and falls back to bruck)");
-static size_t coll_allgather_short = 32 * 1024;
-MICHI_TUNABLE(coll_allgather_short, "coll_allgather_short_bytes", MICHI_T_SIZE, "32768",
-	      MICHI_LEVEL_TUNER, "largest allgather (bytes in all) that goes in log2(n) rounds "
-	      "(recursive doubling or Bruck, auto) instead of the ring");
-
-static int allgather_build(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-			   const int *counts, const int *displs, size_t ucount, size_t unit)
-{
-	const char *a = coll_allgather_algo;
-	size_t blen = ucount * unit;
-	int n = s->c.size, pow2 = !(n & (n - 1)), log = 0;
-
-	if (!counts && sbuf && slen != blen) {
-		s->error = michi_err(MICHI_ERR_TRUNCATE, "rank %d sends %zu bytes but its block "
-				     "holds %zu", s->c.rank, slen, blen);
-		return -1;
-	}
-	if (!counts && n > 1) {
-		if (a && a[0] != 'a')
-			log = a[0] == 'b' || (a[0] == 'r' && a[1] == 'e');
-		else
-			log = (size_t)n * blen <= coll_allgather_short;
-	}
-	if (log)
-		return pow2 && !(a && a[0] == 'b') ? coll_build_allgather_recdbl(s, sbuf, rbuf, blen)
-						   : coll_build_allgather_bruck(s, sbuf, rbuf, blen);
-	return coll_build_allgatherv_ring(s, sbuf, slen, rbuf, counts, displs, ucount, unit);
-}
-
 static int allgather_common(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 			    void *recvbuf, const int *recvcounts, const int *displs,
 			    int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
@@ -1173,7 +1128,7 @@ static int allgather_common(const void *sendbuf, int sendcount, MPI_Datatype sen
 				 NULL)) &&
 	    !side_of(s, &rcv, recvbuf, recvcounts, displs, (size_t)recvcount, recvtype, c->size,
 		     inplace, &u) &&
-	    !allgather_build(s, inplace ? NULL : snd.buf, inplace ? 0 : (size_t)sendcount * snd.unit,
+	    !coll_build_allgather(s, inplace ? NULL : snd.buf, inplace ? 0 : (size_t)sendcount * snd.unit,
 			     rcv.buf, recvcounts, rcv.displs, (size_t)recvcount, rcv.unit))
 		unstage_finish(s, u);
 	return michi_coll_go(c, s, nb ? request : NULL, fname);
@@ -1274,9 +1229,9 @@ static int alltoall_common(const void *sendbuf, const int *sendcounts, const int
 	    !(c->local
 	      ? inter_alltoall(s, &snd, sendcounts, (size_t)sendcount, &rcv, recvcounts,
 			       (size_t)recvcount)
-	      : coll_build_alltoallv_pairwise(s, inplace ? NULL : snd.buf, sendcounts, snd.displs,
-					      (size_t)sendcount, snd.unit, rcv.buf, recvcounts,
-					      rcv.displs, (size_t)recvcount, rcv.unit)))
+	      : coll_build_alltoall(s, inplace ? NULL : snd.buf, sendcounts, snd.displs,
+				    (size_t)sendcount, snd.unit, rcv.buf, recvcounts, rcv.displs,
+				    (size_t)recvcount, rcv.unit)))
 		unstage_finish(s, u);
 	return michi_coll_go(c, s, nb ? request : NULL, fname);
 }

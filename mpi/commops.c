@@ -267,6 +267,9 @@ struct michi_comm *michi_comm_new(const struct michi_comm *parent, const int *wo
 	c->attrs = NULL;
 	c->local = NULL;
 	c->coll_seq = 0;
+	c->hosts = NULL;
+	c->hosts_mem = NULL;
+	c->hosts_done = 0;
 	c->next_live = comms_live;
 	comms_live = c;
 	return c;
@@ -840,6 +843,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 	cc.size = g->size;
 	cc.ctx = c->ctx + 1;
 	cc.peers = g->ranks;
+	cc.hosts = NULL;
 	/* the other processes of comm may already be in comm's next
 	 * collective, numbered differently: tags of their own (and the
 	 * user's tag, for calls on overlapping groups) keep these apart */
@@ -886,6 +890,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
 	c->hints = NULL;
 	free(c->topo);
 	c->topo = NULL;
+	free(c->hosts_mem);
+	c->hosts_mem = NULL;
 	free(c->peers);
 	michi_errhandler_ref(c->errhandler, -1);
 	if (c->local)   /* an intercommunicator's private local half */

@@ -44,7 +44,7 @@ static int leaders_swap2(struct michi_comm *c, const void *mine, size_t n, void 
 	if (c->rank == 0) {
 		/* peers index the remote group; our own rank there is 0 */
 		struct coll_comm cc = { .rank = 0, .size = c->size, .ctx = c->ctx + 1,
-					.peers = c->peers, .tag_ofs = 0 };
+					.peers = c->peers, .tag_ofs = 0, .hosts = NULL };
 		michi_status_t st = coll_sendrecv(&cc, mine, n, 0, theirs, m, 0, INTER_TAG);
 
 		if (st < 0)

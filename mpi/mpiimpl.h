@@ -288,6 +288,8 @@ const char *michi_dt_name(MPI_Datatype dt);
 
 /* ---- communicators ----------------------------------------------------- */
 
+struct coll_hosts;
+
 struct michi_comm {
 	struct michi_obj h;
 	/* ctx then rank: together they are the (ctx, src_rank) word of an
@@ -306,6 +308,11 @@ struct michi_comm {
 	 * and `local` is a private intracommunicator of the local group */
 	struct michi_comm *local;
 	uint32_t coll_seq;     /* collectives started on it (mpi/coll.c) */
+	/* its hosts for the node-aware collectives (mpi/coll.c), built at
+	 * its first collective: NULL for one host; hosts_mem is what to free */
+	const struct coll_hosts *hosts;
+	struct coll_hosts *hosts_mem;
+	int hosts_done;
 	char name[MPI_MAX_OBJECT_NAME];
 };
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * coll/reduce_scatter.c: reduce-scatter(_block). For commutative ops,
+ * coll/reduce_scatter_pairwise.c: reduce-scatter(_block). For commutative ops,
  * pairwise: in step k a rank sends the block of rank + k to it and
  * receives its own block from rank - k, folding each into its result as
  * it arrives, so every rank sends and reduces about len bytes. An op that
@@ -9,8 +9,8 @@
  */
 #include "schedule.h"
 
-int coll_build_reduce_scatter(struct coll_sched *s, const void *sbuf, void *rbuf,
-			      const int *counts, size_t ucount)
+int coll_build_reduce_scatter_pairwise(struct coll_sched *s, const void *sbuf, void *rbuf,
+				       const int *counts, size_t ucount)
 {
 	int n = s->c.size, rank = s->c.rank, i, k;
 	size_t ext = s->op.extent, total = 0, mine;

@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * coll/select.c: algorithm selection (DESIGN.md §5). Each collective has
+ * one table listing its algorithms in order of preference. A row says
+ * what the algorithm needs to be correct (an op that commutes, a power of
+ * two ranks, blocks of one size, hosts to be aware of) and when the
+ * automatic choice takes it (a range of sizes, of rank counts, one
+ * host). The first row that fits is taken; the last row of every table
+ * fits every call. A tunable per collective,
+ * MICHI_COLL_<NAME>_ALGORITHM, forces a row by name; a forced row whose
+ * needs the call does not meet gives way to the automatic choice, as an
+ * unknown name does (with one warning).
+ *
+ * Every input of the choice is the same on every rank (sizes that the
+ * type signatures fix, the op, the host map), so all ranks choose alike.
+ * The size a table's ranges measure is given with its table.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "schedule.h"
+
+/* What a row needs of the call, checked forced or not. */
+enum {
+	NEED_COMMUTE = 1,      /* the op commutes */
+	NEED_POW2 = 2,         /* a power-of-two number of ranks */
+	NEED_UNIFORM = 4,      /* blocks of one size (not the v forms) */
+	NEED_HOSTS = 8,        /* ranks on several hosts, some sharing one */
+	NEED_COUNT_N = 16,     /* at least one element per rank */
+};
+
+/* When the automatic choice takes it, besides the ranges. */
+enum {
+	AUTO_NEVER = 1,        /* only when forced */
+	AUTO_ONE_HOST = 2,     /* all ranks on one host */
+};
+
+/* A call as selection sees it. */
+struct coll_query {
+	int n;
+	size_t bytes;          /* the table's size measure */
+	size_t count;          /* elements, for reductions */
+	int commute, uniform;
+	const struct coll_hosts *hosts;
+};
+
+struct coll_algo {
+	const char *name;
+	unsigned need, when;
+	int min_n;             /* the automatic choice: at least this many ranks */
+	const int *max_n;      /* and at most (NULL: no bound) */
+	const size_t *lo, *hi; /* sizes from lo to hi (NULL: unbounded) */
+	union {
+		int (*barrier)(struct coll_sched *s);
+		int (*bcast)(struct coll_sched *s, void *buf, size_t len, int root);
+		int (*reduce)(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count,
+			      int root);
+		int (*allreduce)(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
+		int (*gather)(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+			      const int *counts, const int *displs, size_t ucount, size_t extent,
+			      int root);
+		int (*scatter)(struct coll_sched *s, const void *sbuf, const int *counts,
+			       const int *displs, size_t ucount, size_t extent, void *rbuf,
+			       size_t rlen, int root);
+		int (*allgather)(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+				 const int *counts, const int *displs, size_t ucount,
+				 size_t extent);
+		int (*alltoall)(struct coll_sched *s, const void *sbuf, const int *scounts,
+				const int *sdispls, size_t sucount, size_t sext, void *rbuf,
+				const int *rcounts, const int *rdispls, size_t rucount,
+				size_t rext);
+		int (*reduce_scatter)(struct coll_sched *s, const void *sbuf, void *rbuf,
+				      const int *counts, size_t ucount);
+	} build;
+};
+
+struct coll_table {
+	const char *coll;      /* for the warning */
+	const char *const *force;   /* the tunable's value */
+	int warned;
+	int nrows;
+	const struct coll_algo *rows;
+};
+
+static int meets(const struct coll_algo *a, const struct coll_query *q)
+{
+	if ((a->need & NEED_COMMUTE) && !q->commute)
+		return 0;
+	if ((a->need & NEED_POW2) && (q->n & (q->n - 1)))
+		return 0;
+	if ((a->need & NEED_UNIFORM) && !q->uniform)
+		return 0;
+	if ((a->need & NEED_HOSTS) &&
+	    !(q->hosts && q->hosts->nhosts > 1 && q->hosts->nhosts < q->n))
+		return 0;
+	if ((a->need & NEED_COUNT_N) && q->count < (size_t)q->n)
+		return 0;
+	return 1;
+}
+
+static int wanted(const struct coll_algo *a, const struct coll_query *q)
+{
+	if (a->when & AUTO_NEVER)
+		return 0;
+	if ((a->when & AUTO_ONE_HOST) && q->hosts)
+		return 0;
+	if (q->n < a->min_n || (a->max_n && q->n > *a->max_n))
+		return 0;
+	if ((a->lo && q->bytes < *a->lo) || (a->hi && q->bytes > *a->hi))
+		return 0;
+	return 1;
+}
+
+static const struct coll_algo *choose(struct coll_table *t, const struct coll_query *q)
+{
+	const char *f = *t->force;
+	int i;
+
+	if (f && *f && strcmp(f, "auto")) {
+		for (i = 0; i < t->nrows; i++)
+			if (!strcmp(f, t->rows[i].name))
+				break;
+		if (i < t->nrows && meets(&t->rows[i], q))
+			goto out;
+		if (i == t->nrows && !t->warned) {
+			t->warned = 1;
+			michi_warn("MICHI_COLL_%s_ALGORITHM=%s: no such algorithm; choosing "
+				   "automatically (michi_info --params lists the names)", t->coll, f);
+		}
+	}
+	for (i = 0; i < t->nrows - 1; i++)
+		if (meets(&t->rows[i], q) && wanted(&t->rows[i], q))
+			break;
+out:
+	michi_debug("coll %s: %s (%d ranks, %zu bytes)", t->coll, t->rows[i].name, q->n,
+		    q->bytes);
+	return &t->rows[i];
+}
+
+static void query_of(const struct coll_sched *s, struct coll_query *q, size_t bytes,
+		     size_t count, int uniform)
+{
+	q->n = s->c.size;
+	q->bytes = bytes;
+	q->count = count;
+	q->commute = s->op.commute;
+	q->uniform = uniform;
+	q->hosts = s->c.hosts;
+}
+
+#define TABLE(var, name, rows_) \
+	static struct coll_table var = { name, &var##_force, 0, \
+					 (int)(sizeof(rows_) / sizeof((rows_)[0])), rows_ }
+
+#define FORCE_TUNABLE(var, tname, list) \
+	static const char *var##_force = "auto"; \
+	MICHI_TUNABLE(var##_force, tname, MICHI_T_STRING, "auto", MICHI_LEVEL_TUNER, \
+		      "algorithm to use (auto, or one of: " list "); one whose needs a call " \
+		      "does not meet gives way to the automatic choice")
+
+/* ---- barrier --------------------------------------------------------------- */
+
+FORCE_TUNABLE(barrier, "coll_barrier_algorithm", "hierarchical, dissemination");
+static const struct coll_algo barrier_rows[] = {
+	{ "hierarchical", NEED_HOSTS, 0, 0, NULL, NULL, NULL,
+	  { .barrier = coll_build_barrier_hier } },
+	{ "dissemination", 0, 0, 0, NULL, NULL, NULL, { .barrier = coll_build_barrier_dissem } },
+};
+TABLE(barrier, "BARRIER", barrier_rows);
+
+int coll_build_barrier(struct coll_sched *s)
+{
+	struct coll_query q;
+
+	if (s->c.size == 1)
+		return 0;
+	query_of(s, &q, 0, 0, 1);
+	return choose(&barrier, &q)->build.barrier(s);
+}
+
+/* ---- broadcast: bytes of the message ---------------------------------------- */
+
+static size_t bcast_long = 128 * 1024;
+MICHI_TUNABLE(bcast_long, "coll_bcast_long_bytes", MICHI_T_SIZE, "131072", MICHI_LEVEL_TUNER,
+	      "smallest broadcast (bytes) that goes as a scatter and a ring allgather (auto)");
+FORCE_TUNABLE(bcast, "coll_bcast_algorithm", "hierarchical, scatter_allgather, binomial");
+static const struct coll_algo bcast_rows[] = {
+	{ "hierarchical", NEED_HOSTS, 0, 0, NULL, NULL, NULL, { .bcast = coll_build_bcast_hier } },
+	{ "scatter_allgather", 0, 0, 3, NULL, &bcast_long, NULL,
+	  { .bcast = coll_build_bcast_scatter_ag } },
+	{ "binomial", 0, 0, 0, NULL, NULL, NULL, { .bcast = coll_build_bcast_binomial } },
+};
+TABLE(bcast, "BCAST", bcast_rows);
+
+int coll_build_bcast(struct coll_sched *s, void *buf, size_t len, int root)
+{
+	struct coll_query q;
+
+	if (s->c.size == 1 || !len)
+		return 0;
+	query_of(s, &q, len, len, 1);
+	return choose(&bcast, &q)->build.bcast(s, buf, len, root);
+}
+
+/* ---- reduce: bytes of the vector --------------------------------------------- */
+
+FORCE_TUNABLE(reduce, "coll_reduce_algorithm", "hierarchical, binomial");
+static const struct coll_algo reduce_rows[] = {
+	{ "hierarchical", NEED_HOSTS | NEED_COMMUTE, 0, 0, NULL, NULL, NULL,
+	  { .reduce = coll_build_reduce_hier } },
+	{ "binomial", 0, 0, 0, NULL, NULL, NULL, { .reduce = coll_build_reduce_binomial } },
+};
+TABLE(reduce, "REDUCE", reduce_rows);
+
+int coll_build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count, int root)
+{
+	struct coll_query q;
+
+	query_of(s, &q, count * s->op.extent, count, 1);
+	return choose(&reduce, &q)->build.reduce(s, sbuf, rbuf, count, root);
+}
+
+/* ---- allreduce: bytes of the vector ------------------------------------------ */
+
+static int flat_ranks = 8;
+MICHI_TUNABLE(flat_ranks, "coll_allreduce_flat_ranks", MICHI_T_INT, "8", MICHI_LEVEL_TUNER,
+	      "most ranks (from 5) for which a small allreduce on one host goes flat through "
+	      "rank 0 (auto; 0: never)");
+static size_t flat_bytes = 256;
+MICHI_TUNABLE(flat_bytes, "coll_allreduce_flat_bytes", MICHI_T_SIZE, "256", MICHI_LEVEL_TUNER,
+	      "largest allreduce (bytes) that may go flat through rank 0 (auto)");
+static size_t allreduce_long = 64 * 1024;
+MICHI_TUNABLE(allreduce_long, "coll_allreduce_long_bytes", MICHI_T_SIZE, "65536",
+	      MICHI_LEVEL_TUNER, "smallest allreduce (bytes) of a commutative op that goes as "
+	      "a reduce-scatter and an allgather (Rabenseifner, auto)");
+FORCE_TUNABLE(allreduce, "coll_allreduce_algorithm",
+	      "hierarchical, flat, rabenseifner, recursive_doubling");
+static const struct coll_algo allreduce_rows[] = {
+	{ "hierarchical", NEED_HOSTS | NEED_COMMUTE, 0, 0, NULL, NULL, NULL,
+	  { .allreduce = coll_build_allreduce_hier } },
+	{ "flat", 0, AUTO_ONE_HOST, 5, &flat_ranks, NULL, &flat_bytes,
+	  { .allreduce = coll_build_allreduce_flat } },
+	{ "rabenseifner", NEED_COMMUTE | NEED_COUNT_N, 0, 0, NULL, &allreduce_long, NULL,
+	  { .allreduce = coll_build_allreduce_rabenseifner } },
+	{ "recursive_doubling", 0, 0, 0, NULL, NULL, NULL,
+	  { .allreduce = coll_build_allreduce_recdbl } },
+};
+TABLE(allreduce, "ALLREDUCE", allreduce_rows);
+
+int coll_build_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count)
+{
+	struct coll_query q;
+
+	query_of(s, &q, count * s->op.extent, count, 1);
+	return choose(&allreduce, &q)->build.allreduce(s, sbuf, rbuf, count);
+}
+
+/* ---- gather and scatter: bytes in all (n blocks) -------------------------------- */
+
+static size_t rooted_short = 16 * 1024;
+MICHI_TUNABLE(rooted_short, "coll_gather_short_bytes", MICHI_T_SIZE, "16384",
+	      MICHI_LEVEL_TUNER, "largest gather or scatter (bytes in all) that goes down a "
+	      "binomial tree (auto) instead of straight between the root and every rank");
+
+/* The binomial trees take the blocks' length; every rank knows it for
+ * the uniform forms (the type signatures match). */
+static int gather_binomial(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+			   const int *counts, const int *displs, size_t ucount, size_t extent,
+			   int root)
+{
+	(void)counts;
+	(void)displs;
+	return coll_build_gather_binomial(s, sbuf, rbuf, sbuf ? slen : ucount * extent, root);
+}
+
+static int scatter_binomial(struct coll_sched *s, const void *sbuf, const int *counts,
+			    const int *displs, size_t ucount, size_t extent, void *rbuf,
+			    size_t rlen, int root)
+{
+	(void)counts;
+	(void)displs;
+	return coll_build_scatter_binomial(s, sbuf, rbuf, rbuf ? rlen : ucount * extent, root);
+}
+
+FORCE_TUNABLE(gather, "coll_gather_algorithm", "binomial, linear");
+static const struct coll_algo gather_rows[] = {
+	{ "binomial", NEED_UNIFORM, 0, 3, NULL, NULL, &rooted_short,
+	  { .gather = gather_binomial } },
+	{ "linear", 0, 0, 0, NULL, NULL, NULL, { .gather = coll_build_gatherv_linear } },
+};
+TABLE(gather, "GATHER", gather_rows);
+
+FORCE_TUNABLE(scatter, "coll_scatter_algorithm", "binomial, linear");
+static const struct coll_algo scatter_rows[] = {
+	{ "binomial", NEED_UNIFORM, 0, 3, NULL, NULL, &rooted_short,
+	  { .scatter = scatter_binomial } },
+	{ "linear", 0, 0, 0, NULL, NULL, NULL, { .scatter = coll_build_scatterv_linear } },
+};
+TABLE(scatter, "SCATTER", scatter_rows);
+
+int coll_build_gather(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+		      const int *counts, const int *displs, size_t ucount, size_t extent,
+		      int root, int vform)
+{
+	struct coll_query q;
+	size_t blen = sbuf ? slen : ucount * extent;
+
+	query_of(s, &q, (size_t)s->c.size * blen, 0, !vform);
+	return choose(&gather, &q)->build.gather(s, sbuf, slen, rbuf, counts, displs, ucount,
+						 extent, root);
+}
+
+int coll_build_scatter(struct coll_sched *s, const void *sbuf, const int *counts,
+		       const int *displs, size_t ucount, size_t extent, void *rbuf, size_t rlen,
+		       int root, int vform)
+{
+	struct coll_query q;
+	size_t blen = rbuf ? rlen : ucount * extent;
+
+	query_of(s, &q, (size_t)s->c.size * blen, 0, !vform);
+	return choose(&scatter, &q)->build.scatter(s, sbuf, counts, displs, ucount, extent, rbuf,
+						   rlen, root);
+}
+
+/* ---- allgather: bytes in all (n blocks) --------------------------------------- */
+
+static size_t allgather_short = 32 * 1024;
+MICHI_TUNABLE(allgather_short, "coll_allgather_short_bytes", MICHI_T_SIZE, "32768",
+	      MICHI_LEVEL_TUNER, "largest allgather (bytes in all) that goes in log2(n) rounds "
+	      "(recursive doubling or Bruck, auto) instead of the ring");
+
+static int allgather_bruck(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+			   const int *counts, const int *displs, size_t ucount, size_t extent)
+{
+	(void)slen;
+	(void)counts;
+	(void)displs;
+	return coll_build_allgather_bruck(s, sbuf, rbuf, ucount * extent);
+}
+
+static int allgather_recdbl(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+			    const int *counts, const int *displs, size_t ucount, size_t extent)
+{
+	(void)slen;
+	(void)counts;
+	(void)displs;
+	return coll_build_allgather_recdbl(s, sbuf, rbuf, ucount * extent);
+}
+
+FORCE_TUNABLE(allgather, "coll_allgather_algorithm",
+	      "hierarchical, recursive_doubling, bruck, ring");
+static const struct coll_algo allgather_rows[] = {
+	{ "hierarchical", NEED_HOSTS | NEED_UNIFORM, 0, 0, NULL, NULL, NULL,
+	  { .allgather = coll_build_allgather_hier } },
+	{ "recursive_doubling", NEED_UNIFORM | NEED_POW2, 0, 0, NULL, NULL, &allgather_short,
+	  { .allgather = allgather_recdbl } },
+	{ "bruck", NEED_UNIFORM, 0, 0, NULL, NULL, &allgather_short,
+	  { .allgather = allgather_bruck } },
+	{ "ring", 0, 0, 0, NULL, NULL, NULL, { .allgather = coll_build_allgatherv_ring } },
+};
+TABLE(allgather, "ALLGATHER", allgather_rows);
+
+int coll_build_allgather(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+			 const int *counts, const int *displs, size_t ucount, size_t extent)
+{
+	struct coll_query q;
+
+	if (!counts && sbuf && slen != ucount * extent) {
+		s->error = michi_err(MICHI_ERR_TRUNCATE, "rank %d sends %zu bytes but its block "
+				     "holds %zu", s->c.rank, slen, ucount * extent);
+		return -1;
+	}
+	if (s->c.size == 1)
+		return coll_build_allgatherv_ring(s, sbuf, slen, rbuf, counts, displs, ucount,
+						  extent);
+	query_of(s, &q, (size_t)s->c.size * ucount * extent, 0, !counts);
+	return choose(&allgather, &q)->build.allgather(s, sbuf, slen, rbuf, counts, displs,
+						       ucount, extent);
+}
+
+/* ---- alltoall: bytes of one block ------------------------------------------- */
+
+FORCE_TUNABLE(alltoall, "coll_alltoall_algorithm", "pairwise");
+static const struct coll_algo alltoall_rows[] = {
+	{ "pairwise", 0, 0, 0, NULL, NULL, NULL, { .alltoall = coll_build_alltoallv_pairwise } },
+};
+TABLE(alltoall, "ALLTOALL", alltoall_rows);
+
+int coll_build_alltoall(struct coll_sched *s, const void *sbuf, const int *scounts,
+			const int *sdispls, size_t sucount, size_t sext, void *rbuf,
+			const int *rcounts, const int *rdispls, size_t rucount, size_t rext)
+{
+	struct coll_query q;
+
+	query_of(s, &q, rucount * rext, 0, !rcounts);
+	return choose(&alltoall, &q)->build.alltoall(s, sbuf, scounts, sdispls, sucount, sext,
+						     rbuf, rcounts, rdispls, rucount, rext);
+}
+
+/* ---- reduce-scatter: bytes of the whole vector --------------------------------- */
+
+FORCE_TUNABLE(reduce_scatter, "coll_reduce_scatter_algorithm", "pairwise");
+static const struct coll_algo reduce_scatter_rows[] = {
+	{ "pairwise", 0, 0, 0, NULL, NULL, NULL,
+	  { .reduce_scatter = coll_build_reduce_scatter_pairwise } },
+};
+TABLE(reduce_scatter, "REDUCE_SCATTER", reduce_scatter_rows);
+
+int coll_build_reduce_scatter(struct coll_sched *s, const void *sbuf, void *rbuf,
+			      const int *counts, size_t ucount)
+{
+	struct coll_query q;
+	size_t total = 0;
+	int i;
+
+	for (i = 0; i < s->c.size; i++)
+		total += counts ? (size_t)counts[i] : ucount;
+	query_of(s, &q, total * s->op.extent, total, !counts);
+	return choose(&reduce_scatter, &q)->build.reduce_scatter(s, sbuf, rbuf, counts, ucount);
+}
