@@ -72,6 +72,17 @@ int michi_dt_recv_blocking(struct michi_comm *c, void *buf, MPI_Count count, MPI
 			   int source, int tag, MPI_Status *status, const char *fname);
 /* Start r (kind and comm set) as a send to or receive from peer_rank
  * (a comm rank, or MPI_ANY_SOURCE), staging through r->stage. */
+/* Where count instances of dt (not predefined) at buf go on the wire: in
+ * place, or a new staging buffer tmp (packed now for a send) that the
+ * caller frees (unpacking it first after a receive). Returns 0 or an MPI
+ * error code (handler called). */
+struct michi_stage {
+	void *ptr;
+	size_t bytes;
+	void *tmp;
+};
+int michi_dt_stage(struct michi_comm *c, const char *fname, void *buf, MPI_Count count,
+		   MPI_Datatype dt, int send, struct michi_stage *s);
 int michi_dt_istart(struct michi_comm *c, struct michi_request *r, void *buf, MPI_Count count,
 		    MPI_Datatype dt, int peer_rank, int tag, int mode, int send,
 		    const char *fname);

@@ -390,6 +390,8 @@ enum michi_req_kind {
 	MICHI_REQ_DONE,        /* complete from the start: PROC_NULL, buffered sends */
 	MICHI_REQ_COLL,        /* a nonblocking collective: its schedule (coll/schedule.h)
 				* completes m and has released all it held */
+	MICHI_REQ_PAIR,        /* MPI_Isendrecv(_replace): mpi/isendrecv.c completes m
+				* once both halves have ended */
 	/* persistent kinds last: michi_req_finish keeps them (kind >= PSEND) */
 	MICHI_REQ_PSEND,
 	MICHI_REQ_PRECV,

@@ -18,16 +18,8 @@
 
 #include <stdlib.h>
 
-/* Where count instances of dt at buf go on the wire: in place, or a new
- * staging buffer (packed now for a send). */
-struct stage {
-	void *ptr;
-	size_t bytes;
-	void *tmp;
-};
-
 static int stage_init(struct michi_comm *c, const char *fname, void *buf, MPI_Count count,
-		      MPI_Datatype dt, int send, struct stage *s)
+		      MPI_Datatype dt, int send, struct michi_stage *s)
 {
 	const void *start;
 
@@ -53,11 +45,17 @@ static int stage_init(struct michi_comm *c, const char *fname, void *buf, MPI_Co
 	return MPI_SUCCESS;
 }
 
+int michi_dt_stage(struct michi_comm *c, const char *fname, void *buf, MPI_Count count,
+		   MPI_Datatype dt, int send, struct michi_stage *s)
+{
+	return stage_init(c, fname, buf, count, dt, send, s);
+}
+
 int michi_dt_send_blocking(struct michi_comm *c, const void *buf, MPI_Count count,
 			   MPI_Datatype dt, int dest, int tag, int mode, const char *fname)
 {
 	struct mtmi_req m;
-	struct stage s;
+	struct michi_stage s;
 	michi_status_t st;
 	int err = stage_init(c, fname, (void *)buf, count, dt, 1, &s);
 
@@ -77,7 +75,7 @@ int michi_dt_recv_blocking(struct michi_comm *c, void *buf, MPI_Count count, MPI
 			   int source, int tag, MPI_Status *status, const char *fname)
 {
 	struct mtmi_req m;
-	struct stage s;
+	struct michi_stage s;
 	michi_status_t st;
 	int err = stage_init(c, fname, buf, count, dt, 0, &s);
 
@@ -147,7 +145,7 @@ int michi_dt_istart(struct michi_comm *c, struct michi_request *r, void *buf, MP
 		    MPI_Datatype dt, int peer_rank, int tag, int mode, int send,
 		    const char *fname)
 {
-	struct stage s;
+	struct michi_stage s;
 	michi_status_t st;
 	int err = stage_init(c, fname, buf, count, dt, send, &s);
 

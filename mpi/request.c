@@ -413,8 +413,11 @@ int PMPI_Cancel(MPI_Request *request)
 		return michi_mpi_err(r->comm, MPI_ERR_REQUEST, "MPI_Cancel",
 				     "(request=0x%x): a nonblocking collective cannot be cancelled "
 				     "(MPI-3.1 5.12)", (unsigned)*request);
-	if (r->m.done || r->kind == MICHI_REQ_DONE)
-		return MPI_SUCCESS;   /* already complete: nothing to cancel */
+	/* already complete: nothing to cancel; a send-receive pair is not
+	 * withdrawn half way and completes normally (MPI-4.0 3.8.4 allows
+	 * either outcome) */
+	if (r->m.done || r->kind == MICHI_REQ_DONE || r->kind == MICHI_REQ_PAIR)
+		return MPI_SUCCESS;
 	st = mtmi_cancel(&r->m);
 	if (st < 0)
 		return michi_mpi_err_status(r->comm, st, "MPI_Cancel");
