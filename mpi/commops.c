@@ -815,14 +815,42 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
  * at once do not meet, since their members differ. A process outside the
  * group gets MPI_COMM_NULL.
  */
+/* A communicator over g (this process in it) made by g's members alone
+ * within c; tag keeps concurrent calls on overlapping groups apart. */
+static int create_group(struct michi_comm *c, struct michi_group *g, uint32_t tag,
+			const char *fname, struct michi_comm **out)
+{
+	struct michi_comm *n;
+	struct coll_comm cc;
+	michi_status_t st;
+	uint32_t ctx;
+
+	cc.rank = g->rank;
+	cc.size = g->size;
+	cc.ctx = c->ctx + 1;
+	cc.peers = g->ranks;
+	cc.hosts = NULL;
+	/* the other processes of comm may already be in comm's next
+	 * collective, numbered differently: tags of their own (and the
+	 * user's tag, for calls on overlapping groups) keep these apart */
+	cc.tag_ofs = -COLL_TAG_MAX * (1 + (int)(tag & 0xffff));
+	st = ctx_rounds(&cc, (uint64_t)c->ctx << 32 | (1u + tag), NULL, NULL, NULL, &ctx);
+	if (st < 0)
+		return comm_fail(c, fname, st);
+	n = comm_new(c, g->ranks, g->size, g->rank, ctx);
+	if (!n) {
+		ctx_release(ctx);
+		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
+	}
+	*out = n;
+	return MPI_SUCCESS;
+}
+
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
 	static const char fname[] = "MPI_Comm_create_group";
 	struct michi_comm *c, *n;
 	struct michi_group *g;
-	struct coll_comm cc;
-	michi_status_t st;
-	uint32_t ctx;
 	int err;
 
 	if ((err = comm_arg(fname, comm, &c, newcomm)))
@@ -839,26 +867,16 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 	*newcomm = MPI_COMM_NULL;
 	if (g->rank == MPI_UNDEFINED)
 		return MPI_SUCCESS;
-	cc.rank = g->rank;
-	cc.size = g->size;
-	cc.ctx = c->ctx + 1;
-	cc.peers = g->ranks;
-	cc.hosts = NULL;
-	/* the other processes of comm may already be in comm's next
-	 * collective, numbered differently: tags of their own (and the
-	 * user's tag, for calls on overlapping groups) keep these apart */
-	cc.tag_ofs = -COLL_TAG_MAX * (1 + (tag & 0xffff));
-	st = ctx_rounds(&cc, (uint64_t)c->ctx << 32 | (1u + (uint32_t)tag), NULL, NULL, NULL,
-			&ctx);
-	if (st < 0)
-		return comm_fail(c, fname, st);
-	n = comm_new(c, g->ranks, g->size, g->rank, ctx);
-	if (!n) {
-		ctx_release(ctx);
-		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
-	}
+	if ((err = create_group(c, g, (uint32_t)tag, fname, &n)))
+		return err;
 	*newcomm = n->handle;
 	return MPI_SUCCESS;
+}
+
+int michi_comm_from_group(struct michi_group *g, uint32_t tag, const char *fname,
+			  struct michi_comm **out)
+{
+	return create_group(&michi_comm_world, g, tag, fname, out);
 }
 
 int PMPI_Comm_free(MPI_Comm *comm)

@@ -195,32 +195,43 @@ static void fatal(struct michi_comm *comm, int code, const char *msg)
 	n = snprintf(line, sizeof(line), "Fatal error in %s\n", msg);
 	if (write(STDERR_FILENO, line, (size_t)n) < 0)
 		n = 0;
-	if (michi_state.initialized && !michi_state.finalized && michi_state.size > 1) {
+	if (michi_state.active && michi_state.size > 1) {
 		pmi_abort(code_class(code) ? code_class(code) : 1, msg);
 		/* the process manager kills us; if it does not, exit ourselves */
 	}
 	_exit(code_class(code) ? code_class(code) : 1);
 }
 
-static int call_handler(struct michi_comm *comm, int code, const char *msg)
+/* Handler eh of the object whose handle is h (a communicator's, or a
+ * session's: their functions take the same arguments). */
+static int call_eh(MPI_Errhandler eh, int h, struct michi_comm *comm, int code, const char *msg)
 {
-	MPI_Errhandler eh = comm ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
+	struct michi_errhandler *e;
+	int c = code;
 
 	if (eh == MPI_ERRORS_RETURN)
 		return code;
 	if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT ||
 	    eh == MPI_ERRHANDLER_NULL)
 		fatal(comm, code, msg);
-	{
-		struct michi_errhandler *e = michi_obj_check((uint32_t)eh, MICHI_KIND_ERRHANDLER);
-		MPI_Comm h = comm ? comm->handle : MPI_COMM_WORLD;
-		int c = code;
-
-		if (!e || !e->fn)
-			fatal(comm, code, msg);
-		e->fn(&h, &c);
-	}
+	e = michi_obj_check((uint32_t)eh, MICHI_KIND_ERRHANDLER);
+	if (!e || !e->fn)
+		fatal(comm, code, msg);
+	e->fn((MPI_Comm *)&h, &c);
 	return code;
+}
+
+static int call_handler(struct michi_comm *comm, int code, const char *msg)
+{
+	return call_eh(comm ? comm->errhandler : MPI_ERRORS_ARE_FATAL,
+		       comm ? (int)comm->handle : (int)MPI_COMM_WORLD, comm, code, msg);
+}
+
+int michi_mpi_err_raise_eh(MPI_Errhandler eh, int handle, int code)
+{
+	const char *m = code_msg(code);
+
+	return call_eh(eh, handle, NULL, code, m ? m : "error");
 }
 
 static int errcode_vbuild(int errclass, const char *fname, const char *fmt, va_list ap)

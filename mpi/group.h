@@ -17,6 +17,11 @@ struct michi_group {
 
 extern struct michi_group michi_group_empty;
 
+/* MPI_Comm_create_from_group (mpi/session.c): a communicator over g,
+ * which holds this process, made by g's members alone (mpi/commops.c). */
+int michi_comm_from_group(struct michi_group *g, uint32_t tag, const char *fname,
+			  struct michi_comm **out);
+
 struct michi_group *michi_group_get(MPI_Group g);
 struct michi_group *michi_group_new(const int *world, int n);
 void michi_group_release(struct michi_group *g);

@@ -163,8 +163,24 @@ void michi_info_env_init(int thread_level)
 		info_put(&michi_info_env, "thread_level", levels[thread_level]);
 }
 
+/* MPI-4.0 11.4.1: the info calls also work before MPI_Init (or a
+ * session) and after MPI_Finalize; the object arena is reserved at the
+ * first of them. */
+static int info_ready(const char *fname)
+{
+	if (likely(michi_state.active) || michi_arena_init() == MICHI_OK)
+		return MPI_SUCCESS;
+	return michi_mpi_err(NULL, MPI_ERR_NO_MEM, fname, "(): %s", michi_err_msg());
+}
+
+#define INFO_READY(fname) do { \
+	int ready_ = info_ready(fname); \
+	if (unlikely(ready_)) \
+		return ready_; \
+} while (0)
+
 #define INFO_ARG(fname, h, in) do { \
-	MICHI_CHECK_INIT(fname); \
+	INFO_READY(fname); \
 	(in) = michi_info_get(h); \
 	if (ERRCHK && unlikely(!(in))) \
 		return info_bad(fname, h); \
@@ -188,12 +204,48 @@ int PMPI_Info_create(MPI_Info *info)
 {
 	struct michi_info *in;
 
-	MICHI_CHECK_INIT("MPI_Info_create");
+	INFO_READY("MPI_Info_create");
 	if (ERRCHK && !info)
 		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Info_create", "(info=NULL): NULL pointer");
 	in = michi_info_copy(NULL);
 	if (!in)
 		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Info_create", "(): no memory");
+	*info = (MPI_Info)michi_p2h(in);
+	return MPI_SUCCESS;
+}
+
+/*
+ * MPI_Info_create_env (MPI-4.0 11.2.3): what the process was started
+ * with, the same before MPI_Init, after it and after MPI_Finalize:
+ * command and argv from the arguments given, maxprocs from the launcher
+ * (PMI_SIZE; 1 for a singleton), host and wdir. The keys MPI leaves to
+ * the launcher's options (soft, arch, file, thread_level) are absent.
+ */
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+	static const char fname[] = "MPI_Info_create_env";
+	struct michi_info *in;
+	char buf[4096], *size = getenv("PMI_SIZE");
+	size_t n = 0;
+	int i;
+
+	INFO_READY(fname);
+	if (ERRCHK && (!info || (argc > 0 && !argv)))
+		return michi_mpi_err(NULL, MPI_ERR_ARG, fname, "(%s=NULL): NULL pointer",
+				     info ? "argv" : "info");
+	if (!(in = michi_info_copy(NULL)))
+		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, fname, "(): no memory");
+	buf[0] = '\0';
+	for (i = 1; i < argc && argv[i] && n < sizeof(buf); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i > 1 ? " " : "", argv[i]);
+	if ((argc > 0 && argv[0] && info_put(in, "command", argv[0]) < 0) ||
+	    (buf[0] && info_put(in, "argv", buf) < 0) ||
+	    info_put(in, "maxprocs", size && atoi(size) > 0 ? size : "1") < 0 ||
+	    info_put(in, "host", michi_hostname()) < 0 ||
+	    (getcwd(buf, sizeof(buf)) && info_put(in, "wdir", buf) < 0)) {
+		michi_info_release(in);
+		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, fname, "(): no memory");
+	}
 	*info = (MPI_Info)michi_p2h(in);
 	return MPI_SUCCESS;
 }
@@ -356,7 +408,7 @@ int PMPI_Info_free(MPI_Info *info)
 {
 	struct michi_info *in;
 
-	MICHI_CHECK_INIT("MPI_Info_free");
+	INFO_READY("MPI_Info_free");
 	if (ERRCHK && !info)
 		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Info_free", "(info=NULL): NULL pointer");
 	in = michi_info_get(*info);

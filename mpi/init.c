@@ -229,17 +229,68 @@ int michi_gate(const char *fname)
 	return michi_mt_held() ? 0 : -1;
 }
 
+/*
+ * The runtime (devices, MTMI, the predefined communicators) serves the
+ * world model (MPI_Init to MPI_Finalize) and every session (MPI-4.0
+ * sessions, mpi/session.c): the first of them starts it, the last one to
+ * end shuts it down. It cannot start again in the same process (the
+ * launcher's PMI connection is gone by then).
+ */
+static int runtime_users, runtime_over;
+
+static int runtime_start(const char *fname, int required);
+
+/* One more user of the runtime at thread level `required` (the level is
+ * the highest any user asked for); starts it for the first. Returns an
+ * MPI error code (startup failures end the process). */
+int michi_runtime_up(const char *fname, int required)
+{
+	int level = michi_thread_level(required);
+
+	if (runtime_over)
+		return michi_mpi_err_code(MPI_ERR_OTHER, fname, "(): the MPI runtime of this "
+					  "process has ended (MPI_Finalize or the last "
+					  "MPI_Session_finalize) and cannot start again");
+	if (!runtime_users) {
+		int err = runtime_start(fname, required);
+
+		if (err)
+			return err;
+	} else if (level > michi_state.thread_level) {
+		michi_state.thread_level = level;
+		michi_mt_mpi(level == MPI_THREAD_MULTIPLE);
+	}
+	runtime_users++;
+	return MPI_SUCCESS;
+}
+
 static int do_init(const char *fname, int required, int *provided)
 {
-	char key[32], prefix[300];
-	michi_status_t st;
-	int have_key, i;
+	int err;
 
 	if (michi_state.initialized || michi_state.finalized) {
 		fprintf(stderr, "Fatal error in %s: MPI was already %s (rank %d)\n", fname,
 			michi_state.finalized ? "finalized" : "initialized", michi_state.rank);
 		_exit(1);
 	}
+	if ((err = michi_runtime_up(fname, required))) {
+		fprintf(stderr, "Fatal error in %s: the MPI runtime of this process ended with "
+			"its last session and cannot start again (rank %d)\n", fname,
+			michi_state.rank);
+		_exit(1);
+	}
+	if (provided)
+		*provided = michi_thread_level(required);
+	michi_state.initialized = 1;
+	return MPI_SUCCESS;
+}
+
+static int runtime_start(const char *fname, int required)
+{
+	char key[32], prefix[300];
+	michi_status_t st;
+	int have_key, i;
+
 	michi_tunables_load();
 	michi_errors_init();
 	st = michi_arena_init();
@@ -298,11 +349,8 @@ static int do_init(const char *fname, int required, int *provided)
 	comm_init_predefined();
 	michi_state.tag_ub = 0x7fffffff;
 	michi_state.thread_level = michi_thread_level(required);
-	if (provided)
-		*provided = michi_state.thread_level;
 	michi_info_env_init(michi_state.thread_level);
 	main_thread = pthread_self();
-	michi_state.initialized = 1;
 	michi_state.active = 1;
 	michi_mt_mpi(michi_state.thread_level == MPI_THREAD_MULTIPLE);
 	return MPI_SUCCESS;
@@ -322,14 +370,14 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	return do_init("MPI_Init_thread", required, provided);
 }
 
-int PMPI_Finalize(void)
+/* One user of the runtime less; the last one shuts it down. */
+int michi_runtime_down(const char *fname)
 {
 	michi_status_t st, fst;
 
-	MICHI_CHECK_INIT("MPI_Finalize");
-	/* MPI-3.1 8.7.1: attributes on MPI_COMM_SELF go first, as if it were
-	 * freed, so their delete callbacks can still use MPI */
-	michi_attrs_delete_all(MPI_COMM_SELF, &michi_comm_self.attrs);
+	if (--runtime_users > 0)
+		return MPI_SUCCESS;
+	runtime_over = 1;
 	/* Deliver what is in flight, then a fence so that no rank closes its
 	 * connections while a peer still reads from them; MTMI keeps taking
 	 * frames until the devices are closed. */
@@ -344,7 +392,6 @@ int PMPI_Finalize(void)
 	michi_devices_finalize();
 	mtmi_release();
 	pmi_finalize();
-	michi_state.finalized = 1;
 	michi_state.active = 0;
 	michi_mt_mpi(0);
 	/* the point-to-point fast paths test no state flag: an empty world
@@ -354,8 +401,22 @@ int PMPI_Finalize(void)
 	michi_comm_self.size = 0;
 	michi_comms_finalize();
 	if (st)
-		return michi_mpi_err_status(&michi_comm_world, st, "MPI_Finalize");
+		return michi_mpi_err_status(&michi_comm_world, st, fname);
 	return MPI_SUCCESS;
+}
+
+int PMPI_Finalize(void)
+{
+	MICHI_CHECK_INIT("MPI_Finalize");
+	if (!michi_state.initialized)
+		return michi_mpi_err(NULL, MPI_ERR_OTHER, "MPI_Finalize",
+				     "(): MPI_Init was not called (sessions end with "
+				     "MPI_Session_finalize)");
+	/* MPI-3.1 8.7.1: attributes on MPI_COMM_SELF go first, as if it were
+	 * freed, so their delete callbacks can still use MPI */
+	michi_attrs_delete_all(MPI_COMM_SELF, &michi_comm_self.attrs);
+	michi_state.finalized = 1;
+	return michi_runtime_down("MPI_Finalize");
 }
 
 int PMPI_Initialized(int *flag)

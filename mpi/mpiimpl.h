@@ -453,6 +453,9 @@ int michi_mpi_err(struct michi_comm *comm, int errclass, const char *fname,
 int michi_mpi_err_code(int errclass, const char *fname, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), cold));
 int michi_mpi_err_raise(struct michi_comm *comm, int code) __attribute__((cold));
+/* The same through handler eh of the object with handle `handle` (a
+ * session: mpi/session.c). */
+int michi_mpi_err_raise_eh(MPI_Errhandler eh, int handle, int code) __attribute__((cold));
 int michi_mpi_status_code(michi_status_t st, const char *fname) __attribute__((cold));
 /* The largest error class or code in use (MPI_LASTUSEDCODE). */
 int michi_err_lastused(void);
@@ -515,6 +518,11 @@ int michi_not_initialized(const char *fname) __attribute__((cold));
 } while (0)
 /* 0: go on (lock held), -1: take the lock, else an MPI error code */
 int michi_gate(const char *fname);
+/* Users of the runtime (mpi/init.c): MPI_Init and each MPI-4.0 session
+ * take one, MPI_Finalize and MPI_Session_finalize give it back; the
+ * first starts the runtime, the last shuts it down. MPI error codes. */
+int michi_runtime_up(const char *fname, int required);
+int michi_runtime_down(const char *fname);
 /* The thread level provided for a required one: every level is. */
 static inline int michi_thread_level(int required)
 {

@@ -423,7 +423,7 @@ static struct michi_t_cvar_handle *cvar_handles;
 
 static int mpi_started(void)
 {
-	return michi_state.initialized || michi_state.finalized;
+	return michi_state.active || michi_state.initialized || michi_state.finalized;
 }
 
 static int cvar_live_scope(const char *name)
