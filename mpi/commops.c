@@ -22,6 +22,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define CTX_IDS 4096                    /* context ids: 2048 communicators */
 #define CTX_WORDS (CTX_IDS / 2 / 32)
@@ -730,24 +731,72 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 	return michi_comm_split("MPI_Comm_split", c, color, key, newcomm);
 }
 
+/*
+ * The hardware levels MPI_Comm_split_type knows (MPI-4.0 7.4.2): a host's
+ * shared memory, named "mpi_shared_memory" (or "machine"). Michi sees no
+ * finer level (sockets, caches), so MPI_COMM_TYPE_HW_GUIDED with any
+ * other mpi_hw_resource_type, or none, gives MPI_COMM_NULL, and
+ * MPI_COMM_TYPE_HW_UNGUIDED splits by host when the communicator spans
+ * several (naming the level in the info) and gives MPI_COMM_NULL when it
+ * does not, as the standard allows.
+ */
+static int hw_guided_known(MPI_Info info)
+{
+	char v[MPI_MAX_INFO_VAL + 1];
+	int flag = 0;
+
+	if (info == MPI_INFO_NULL ||
+	    PMPI_Info_get(info, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, v, &flag) || !flag)
+		return 0;
+	return !strcasecmp(v, "mpi_shared_memory") || !strcasecmp(v, "machine");
+}
+
+static int spans_hosts(const struct michi_comm *c)
+{
+	int i;
+
+	for (i = 1; i < c->size; i++)
+		if (michi_state.host_of[c->peers[i]] != michi_state.host_of[c->peers[0]])
+			return 1;
+	return 0;
+}
+
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 			 MPI_Comm *newcomm)
 {
+	static const char fname[] = "MPI_Comm_split_type";
+	int host, err, color;
 	struct michi_comm *c;
-	int err, color;
 
-	if ((err = comm_arg("MPI_Comm_split_type", comm, &c, newcomm)))
+	if ((err = comm_arg(fname, comm, &c, newcomm)))
 		return err;
-	if (split_type == MPI_COMM_TYPE_SHARED)
-		color = michi_state.host_of[michi_state.rank];
-	else if (split_type == MPI_UNDEFINED)
+	if (info != MPI_INFO_NULL && !michi_info_get(info))
+		return michi_mpi_err(c, MPI_ERR_INFO, fname, "(info=0x%x): not a valid info",
+				     (unsigned)info);
+	host = michi_state.host_of[michi_state.rank];
+	switch (split_type) {
+	case MPI_COMM_TYPE_SHARED:   /* hints such as shmem_topo: none honoured */
+		color = host;
+		break;
+	case MPI_COMM_TYPE_HW_GUIDED:
+		color = hw_guided_known(info) ? host : MPI_UNDEFINED;
+		break;
+	case MPI_COMM_TYPE_HW_UNGUIDED:
+		color = spans_hosts(c) ? host : MPI_UNDEFINED;
+		if (color != MPI_UNDEFINED && info != MPI_INFO_NULL &&
+		    (err = PMPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory")))
+			return err;
+		break;
+	case MPI_UNDEFINED:
 		color = MPI_UNDEFINED;
-	else
-		return michi_mpi_err(c, MPI_ERR_ARG, "MPI_Comm_split_type",
-				     "(split_type=%d): not MPI_COMM_TYPE_SHARED or MPI_UNDEFINED",
-				     split_type);
-	(void)info;   /* no hints are defined for it */
-	return michi_comm_split("MPI_Comm_split_type", c, color, key, newcomm);
+		break;
+	default:
+		return michi_mpi_err(c, MPI_ERR_ARG, fname,
+				     "(split_type=%d): not MPI_COMM_TYPE_SHARED, "
+				     "MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED or "
+				     "MPI_UNDEFINED", split_type);
+	}
+	return michi_comm_split(fname, c, color, key, newcomm);
 }
 
 /* 0 when every member of g belongs to c; else the MPI error (raised). */

@@ -84,6 +84,7 @@ static void test_split(void)
 static void test_split_type(void)
 {
 	MPI_Comm node;
+	MPI_Info info;
 	int s;
 
 	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
@@ -91,6 +92,31 @@ static void test_split_type(void)
 	/* the test runs on one host */
 	mtest_check(s == size, "split_type SHARED has %d ranks, want %d", s, size);
 	MPI_Comm_free(&node);
+
+	/* MPI-4.0: a known hardware level (this host's shared memory), an
+	 * unknown one, none; unguided on one host has no finer level */
+	MPI_Info_create(&info);
+	MPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory");
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &node);
+	mtest_check(node != MPI_COMM_NULL, "HW_GUIDED mpi_shared_memory gave MPI_COMM_NULL");
+	if (node != MPI_COMM_NULL) {
+		MPI_Comm_size(node, &s);
+		mtest_check(s == size, "HW_GUIDED mpi_shared_memory has %d ranks", s);
+		MPI_Comm_free(&node);
+	}
+	MPI_Info_set(info, "mpi_hw_resource_type", "no-such-level");
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &node);
+	mtest_check(node == MPI_COMM_NULL, "HW_GUIDED with an unknown level gave a communicator");
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, MPI_INFO_NULL, &node);
+	mtest_check(node == MPI_COMM_NULL, "HW_GUIDED without info gave a communicator");
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, info, &node);
+	mtest_check(node == MPI_COMM_NULL, "HW_UNGUIDED on one host gave a communicator");
+	MPI_Info_free(&info);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	mtest_check(mtest_errclass(MPI_Comm_split_type(MPI_COMM_WORLD, 77, 0, MPI_INFO_NULL,
+						       &node)) == MPI_ERR_ARG,
+		    "split_type 77 was not MPI_ERR_ARG");
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
 static void test_create(void)
