@@ -327,11 +327,12 @@ static uint8_t dense(const struct michi_dtype *t)
 
 /* A new type from the builder, with room for its contents; NULL with
  * MPI_ERR_NO_MEM in *err. */
-static struct michi_dtype *dt_make(struct builder *b, int combiner, int ni, int na, int nd)
+static struct michi_dtype *dt_make_c(struct builder *b, int combiner, int ni, int na, int nc,
+				     int nd)
 {
 	struct michi_dtype *t;
-	size_t bytes = (size_t)na * sizeof(MPI_Aint) + (size_t)nd * sizeof(MPI_Datatype) +
-		       (size_t)ni * sizeof(int);
+	size_t bytes = (size_t)na * sizeof(MPI_Aint) + (size_t)nc * sizeof(MPI_Count) +
+		       (size_t)nd * sizeof(MPI_Datatype) + (size_t)ni * sizeof(int);
 	void *blk;
 
 	if (b->nomem || !(blk = malloc(bytes ? bytes : 1)))
@@ -343,10 +344,11 @@ static struct michi_dtype *dt_make(struct builder *b, int combiner, int ni, int 
 	}
 	memset((char *)t + sizeof(t->h), 0, sizeof(*t) - sizeof(t->h));
 	t->aints = blk;
-	t->types = (MPI_Datatype *)(t->aints + na);
+	t->types = (MPI_Datatype *)((MPI_Count *)(t->aints + na) + nc);
 	t->ints = (int *)(t->types + nd);
 	t->ni = ni;
 	t->na = na;
+	t->nc = nc;
 	t->nd = nd;
 	t->combiner = combiner;
 	t->runs = b->runs;
@@ -370,6 +372,11 @@ static struct michi_dtype *dt_make(struct builder *b, int combiner, int ni, int 
 	t->true_ub = b->has_true ? b->true_ub : 0;
 	t->contig = dense(t);
 	return t;
+}
+
+static struct michi_dtype *dt_make(struct builder *b, int combiner, int ni, int na, int nd)
+{
+	return dt_make_c(b, combiner, ni, na, 0, nd);
 }
 
 /* Record the contents (ints NULL: filled in place), take references on
@@ -423,7 +430,15 @@ static int dt_args(const char *fname, MPI_Count count, MPI_Datatype old,
 
 /* ---- constructors --------------------------------------------------------- */
 
-static int contiguous(const char *fname, MPI_Count count, MPI_Datatype old, MPI_Datatype *nt)
+/*
+ * The MPI-4.0 _c constructors take MPI_Count where the others take int
+ * (counts, and displacements but for MPI_Aint ones); the contents of the
+ * types they make keep those arguments as large counts (get_envelope_c,
+ * get_contents_c), in the order the int forms keep them in ints and
+ * addresses (MPI-4.0 5.1.13). `large` marks them below.
+ */
+static int contiguous(const char *fname, MPI_Count count, MPI_Datatype old, MPI_Datatype *nt,
+		      int large)
 {
 	struct michi_dt_info in;
 	struct builder b;
@@ -434,25 +449,27 @@ static int contiguous(const char *fname, MPI_Count count, MPI_Datatype old, MPI_
 		return err;
 	b_init(&b);
 	b_block(&b, &in, count, 0);
-	t = dt_make(&b, MPI_COMBINER_CONTIGUOUS, 1, 0, 1);
+	t = dt_make_c(&b, MPI_COMBINER_CONTIGUOUS, !large, 0, large, 1);
 	if (!t)
 		return dt_nomem(&b, fname);
+	if (large)
+		michi_dt_counts(t)[0] = count;
 	return dt_finish(t, &ci, NULL, &old, nt);
 }
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return contiguous("MPI_Type_contiguous", count, oldtype, newtype);
+	return contiguous("MPI_Type_contiguous", count, oldtype, newtype, 0);
 }
 
 int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return contiguous("MPI_Type_contiguous_c", count, oldtype, newtype);
+	return contiguous("MPI_Type_contiguous_c", count, oldtype, newtype, 1);
 }
 
 /* vector and hvector: stride in old extents (bytes 0) or in bytes. */
 static int vector(const char *fname, MPI_Count count, MPI_Count bl, MPI_Aint stride,
-		  MPI_Datatype old, MPI_Datatype *nt, int bytes, int combiner)
+		  MPI_Datatype old, MPI_Datatype *nt, int bytes, int combiner, int large)
 {
 	struct michi_dt_info in;
 	struct builder b;
@@ -470,9 +487,16 @@ static int vector(const char *fname, MPI_Count count, MPI_Count bl, MPI_Aint str
 	b_init(&b);
 	for (k = 0; k < count; k++)
 		b_block(&b, &in, bl, k * step);
-	t = dt_make(&b, combiner, bytes ? 2 : 3, bytes ? 1 : 0, 1);
+	t = large ? dt_make_c(&b, combiner, 0, 0, 3, 1)
+		  : dt_make(&b, combiner, bytes ? 2 : 3, bytes ? 1 : 0, 1);
 	if (!t)
 		return dt_nomem(&b, fname);
+	if (large) {
+		michi_dt_counts(t)[0] = count;
+		michi_dt_counts(t)[1] = bl;
+		michi_dt_counts(t)[2] = stride;
+		return dt_finish(t, NULL, NULL, &old, nt);
+	}
 	{
 		int ints[3] = { (int)count, (int)bl, (int)stride };
 		MPI_Aint a = stride;
@@ -485,31 +509,53 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 		     MPI_Datatype *newtype)
 {
 	return vector("MPI_Type_vector", count, blocklength, stride, oldtype, newtype, 0,
-		      MPI_COMBINER_VECTOR);
+		      MPI_COMBINER_VECTOR, 0);
 }
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
 			     MPI_Datatype *newtype)
 {
 	return vector("MPI_Type_create_hvector", count, blocklength, stride, oldtype, newtype, 1,
-		      MPI_COMBINER_HVECTOR);
+		      MPI_COMBINER_HVECTOR, 0);
 }
 
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
 		      MPI_Datatype *newtype)
 {
 	return vector("MPI_Type_hvector", count, blocklength, stride, oldtype, newtype, 1,
-		      MPI_COMBINER_HVECTOR);
+		      MPI_COMBINER_HVECTOR, 0);
+}
+
+int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+		       MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return vector("MPI_Type_vector_c", count, blocklength, stride, oldtype, newtype, 0,
+		      MPI_COMBINER_VECTOR, 1);
+}
+
+int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+			       MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return vector("MPI_Type_create_hvector_c", count, blocklength, stride, oldtype, newtype,
+		      1, MPI_COMBINER_HVECTOR, 1);
 }
 
 /*
  * The indexed family and struct: n blocks, block i of bls[i] (or the one
- * bl when bls is NULL) instances of types[i] (or the one old type) at
- * displacement disp_i (ints in old extents, or bytes in aints).
+ * bl when no lengths are given) instances of types[i] (or the one old
+ * type) at displacement disp_i (ints in old extents, or bytes in aints).
+ * The _c forms give lengths and displacements as MPI_Count arrays a
+ * (the displacements in old extents for indexed and indexed_block, in
+ * bytes for the others).
  */
-static int indexed(const char *fname, int n, const int *bls, int bl, const int *idisp,
-		   const MPI_Aint *adisp, const MPI_Datatype *types, MPI_Datatype old,
-		   MPI_Datatype *nt, int combiner)
+struct idx_args {
+	const int *bls, *idisp;
+	const MPI_Aint *adisp;
+	const MPI_Count *cbls, *cdisp;   /* the _c forms */
+};
+
+static int indexed(const char *fname, MPI_Count n, const struct idx_args *a, MPI_Count bl,
+		   const MPI_Datatype *types, MPI_Datatype old, MPI_Datatype *nt, int combiner)
 {
 	struct michi_dt_info in;
 	struct builder b;
@@ -518,90 +564,186 @@ static int indexed(const char *fname, int n, const int *bls, int bl, const int *
 			  types || combiner == MPI_COMBINER_STRUCT ? NULL : &in);
 	int block = combiner == MPI_COMBINER_INDEXED_BLOCK ||
 		    combiner == MPI_COMBINER_HINDEXED_BLOCK;
-	int i, ni, na, nd, *ints;
+	int large = a->cdisp != NULL, lens = a->bls || a->cbls, *ints;
+	int in_bytes = combiner != MPI_COMBINER_INDEXED && combiner != MPI_COMBINER_INDEXED_BLOCK;
+	MPI_Count i, ni, na, nc, nd, cap = large ? 0x3fffffff : 0x7fffffff;
 
 	if (err)
 		return err;
-	if (n > 0 && ((!block && !bls) || (!idisp && !adisp)))
+	if (n > 0 && ((!block && !lens) || (!a->idisp && !a->adisp && !a->cdisp)))
 		return michi_mpi_err(NULL, MPI_ERR_ARG, fname, "(): NULL array argument");
+	if (n > cap)
+		return michi_mpi_err(NULL, MPI_ERR_COUNT, fname,
+				     "(count=%lld): more blocks than a datatype's contents hold",
+				     (long long)n);
 	b_init(&b);
 	for (i = 0; i < n; i++) {
-		int len = bls ? bls[i] : bl;
+		MPI_Count len = a->cbls ? a->cbls[i] : a->bls ? a->bls[i] : bl;
 		MPI_Aint d;
 
 		if (len < 0) {
 			free(b.runs);
 			return michi_mpi_err(NULL, MPI_ERR_ARG, fname,
-					     "(blocklengths[%d]=%d): block length is negative", i,
-					     len);
+					     "(blocklengths[%lld]=%lld): block length is negative",
+					     (long long)i, (long long)len);
 		}
 		if (types && michi_dt_info(types[i], &in)) {
 			free(b.runs);
 			return dt_bad_type(fname, "types[i]", types[i]);
 		}
-		d = adisp ? adisp[i] : (MPI_Aint)idisp[i] * (in.ub - in.lb);
+		if (a->cdisp)
+			d = in_bytes ? (MPI_Aint)a->cdisp[i] : (MPI_Aint)a->cdisp[i] * (in.ub - in.lb);
+		else
+			d = a->adisp ? a->adisp[i] : (MPI_Aint)a->idisp[i] * (in.ub - in.lb);
 		b_block(&b, &in, len, d);
 	}
-	/* get_contents layout (MPI-3.1 4.1.13) */
-	ni = 1 + (bls ? n : 1) + (adisp ? 0 : n);
-	na = adisp ? n : 0;
+	/* get_contents layout (MPI-3.1 4.1.13; MPI-4.0 5.1.13 for _c) */
 	nd = types ? n : 1;
-	t = dt_make(&b, combiner, ni, na, nd);
+	if (large) {
+		ni = na = 0;
+		nc = 1 + (lens ? n : 1) + n;
+	} else {
+		ni = 1 + (lens ? n : 1) + (a->adisp ? 0 : n);
+		na = a->adisp ? n : 0;
+		nc = 0;
+	}
+	t = dt_make_c(&b, combiner, (int)ni, (int)na, (int)nc, (int)nd);
 	if (!t)
 		return dt_nomem(&b, fname);
+	if (large) {
+		michi_dt_counts(t)[0] = n;
+		if (a->cbls)
+			memcpy(michi_dt_counts(t) + 1, a->cbls, (size_t)n * sizeof(MPI_Count));
+		else
+			michi_dt_counts(t)[1] = bl;
+		memcpy(michi_dt_counts(t) + 1 + (lens ? n : 1), a->cdisp, (size_t)n * sizeof(MPI_Count));
+		return dt_finish(t, NULL, NULL, types ? types : &old, nt);
+	}
 	ints = t->ints;
-	ints[0] = n;
-	if (bls)
-		memcpy(ints + 1, bls, (size_t)n * sizeof(int));
+	ints[0] = (int)n;
+	if (a->bls)
+		memcpy(ints + 1, a->bls, (size_t)n * sizeof(int));
 	else
-		ints[1] = bl;
-	if (!adisp)
-		memcpy(ints + 1 + (bls ? n : 1), idisp, (size_t)n * sizeof(int));
-	return dt_finish(t, NULL, adisp, types ? types : &old, nt);
+		ints[1] = (int)bl;
+	if (!a->adisp)
+		memcpy(ints + 1 + (a->bls ? n : 1), a->idisp, (size_t)n * sizeof(int));
+	return dt_finish(t, NULL, a->adisp, types ? types : &old, nt);
 }
 
 int PMPI_Type_indexed(int count, const int blocklengths[], const int displacements[],
 		      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return indexed("MPI_Type_indexed", count, blocklengths, 0, displacements, NULL, NULL,
-		       oldtype, newtype, MPI_COMBINER_INDEXED);
+	struct idx_args a = { .bls = blocklengths, .idisp = displacements };
+
+	return indexed("MPI_Type_indexed", count, &a, 0, NULL, oldtype, newtype,
+		       MPI_COMBINER_INDEXED);
 }
 
 int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
 			      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return indexed("MPI_Type_create_hindexed", count, blocklengths, 0, NULL, displacements,
-		       NULL, oldtype, newtype, MPI_COMBINER_HINDEXED);
+	struct idx_args a = { .bls = blocklengths, .adisp = displacements };
+
+	return indexed("MPI_Type_create_hindexed", count, &a, 0, NULL, oldtype, newtype,
+		       MPI_COMBINER_HINDEXED);
 }
 
 int PMPI_Type_hindexed(int count, int blocklengths[], MPI_Aint displacements[],
 		       MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return indexed("MPI_Type_hindexed", count, blocklengths, 0, NULL, displacements, NULL,
-		       oldtype, newtype, MPI_COMBINER_HINDEXED);
+	struct idx_args a = { .bls = blocklengths, .adisp = displacements };
+
+	return indexed("MPI_Type_hindexed", count, &a, 0, NULL, oldtype, newtype,
+		       MPI_COMBINER_HINDEXED);
 }
 
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int displacements[],
 				   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return indexed("MPI_Type_create_indexed_block", count, NULL, blocklength, displacements,
-		       NULL, NULL, oldtype, newtype, MPI_COMBINER_INDEXED_BLOCK);
+	struct idx_args a = { .idisp = displacements };
+
+	return indexed("MPI_Type_create_indexed_block", count, &a, blocklength, NULL, oldtype,
+		       newtype, MPI_COMBINER_INDEXED_BLOCK);
 }
 
 int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[],
 				    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return indexed("MPI_Type_create_hindexed_block", count, NULL, blocklength, NULL,
-		       displacements, NULL, oldtype, newtype, MPI_COMBINER_HINDEXED_BLOCK);
+	struct idx_args a = { .adisp = displacements };
+
+	return indexed("MPI_Type_create_hindexed_block", count, &a, blocklength, NULL, oldtype,
+		       newtype, MPI_COMBINER_HINDEXED_BLOCK);
 }
 
 int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
 			    const MPI_Datatype types[], MPI_Datatype *newtype)
 {
+	struct idx_args a = { .bls = blocklengths, .adisp = displacements };
+
 	if (count > 0 && !types)
 		return michi_err_null(NULL, "MPI_Type_create_struct", "types");
-	return indexed("MPI_Type_create_struct", count, blocklengths, 0, NULL, displacements,
-		       types, MPI_DATATYPE_NULL, newtype, MPI_COMBINER_STRUCT);
+	return indexed("MPI_Type_create_struct", count, &a, 0, types, MPI_DATATYPE_NULL, newtype,
+		       MPI_COMBINER_STRUCT);
+}
+
+int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+			const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+			MPI_Datatype *newtype)
+{
+	struct idx_args a = { .cbls = array_of_blocklengths, .cdisp = array_of_displacements };
+
+	return indexed("MPI_Type_indexed_c", count, &a, 0, NULL, oldtype, newtype,
+		       MPI_COMBINER_INDEXED);
+}
+
+int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+				const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+				MPI_Datatype *newtype)
+{
+	struct idx_args a = { .cbls = array_of_blocklengths, .cdisp = array_of_displacements };
+
+	return indexed("MPI_Type_create_hindexed_c", count, &a, 0, NULL, oldtype, newtype,
+		       MPI_COMBINER_HINDEXED);
+}
+
+int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+				     const MPI_Count array_of_displacements[],
+				     MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	struct idx_args a = { .cdisp = array_of_displacements };
+
+	if (blocklength < 0)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Type_create_indexed_block_c",
+				     "(blocklength=%lld): block length is negative",
+				     (long long)blocklength);
+	return indexed("MPI_Type_create_indexed_block_c", count, &a, blocklength, NULL, oldtype,
+		       newtype, MPI_COMBINER_INDEXED_BLOCK);
+}
+
+int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+				      const MPI_Count array_of_displacements[],
+				      MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	struct idx_args a = { .cdisp = array_of_displacements };
+
+	if (blocklength < 0)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Type_create_hindexed_block_c",
+				     "(blocklength=%lld): block length is negative",
+				     (long long)blocklength);
+	return indexed("MPI_Type_create_hindexed_block_c", count, &a, blocklength, NULL,
+		       oldtype, newtype, MPI_COMBINER_HINDEXED_BLOCK);
+}
+
+int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+			      const MPI_Count array_of_displacements[],
+			      const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+	struct idx_args a = { .cbls = array_of_blocklengths, .cdisp = array_of_displacements };
+
+	if (count > 0 && !array_of_types)
+		return michi_err_null(NULL, "MPI_Type_create_struct_c", "array_of_types");
+	return indexed("MPI_Type_create_struct_c", count, &a, 0, array_of_types,
+		       MPI_DATATYPE_NULL, newtype, MPI_COMBINER_STRUCT);
 }
 
 int PMPI_Type_struct(int count, int blocklengths[], MPI_Aint displacements[],
@@ -610,10 +752,9 @@ int PMPI_Type_struct(int count, int blocklengths[], MPI_Aint displacements[],
 	return PMPI_Type_create_struct(count, blocklengths, displacements, types, newtype);
 }
 
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-			     MPI_Datatype *newtype)
+static int resized(const char *fname, MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+		   MPI_Datatype *newtype, int large)
 {
-	const char *fname = "MPI_Type_create_resized";
 	struct michi_dt_info in;
 	struct builder b;
 	struct michi_dtype *t;
@@ -624,14 +765,30 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 		return err;
 	b_init(&b);
 	b_block(&b, &in, 1, 0);
-	t = dt_make(&b, MPI_COMBINER_RESIZED, 0, 2, 1);
+	t = dt_make_c(&b, MPI_COMBINER_RESIZED, 0, large ? 0 : 2, large ? 2 : 0, 1);
 	if (!t)
 		return dt_nomem(&b, fname);
+	if (large) {
+		michi_dt_counts(t)[0] = lb;
+		michi_dt_counts(t)[1] = extent;
+	}
 	t->lb = lb;
 	t->ub = lb + extent;
 	t->has_lb = t->has_ub = 1;
 	t->contig = dense(t);
-	return dt_finish(t, NULL, a, &oldtype, newtype);
+	return dt_finish(t, NULL, large ? NULL : a, &oldtype, newtype);
+}
+
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+			     MPI_Datatype *newtype)
+{
+	return resized("MPI_Type_create_resized", oldtype, lb, extent, newtype, 0);
+}
+
+int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+			       MPI_Datatype *newtype)
+{
+	return resized("MPI_Type_create_resized_c", oldtype, lb, extent, newtype, 1);
 }
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -672,8 +829,9 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
  * as MPI-3.1 4.1.3 defines it. Built as nested hvectors placed with a
  * struct and resized.
  */
-static int subarray(const char *fname, int ndims, const int sizes[], const int subsizes[],
-		    const int starts[], int order, MPI_Datatype old, MPI_Datatype *nt)
+static int subarray(const char *fname, int ndims, const MPI_Count sizes[],
+		    const MPI_Count subsizes[], const MPI_Count starts[], int order,
+		    MPI_Datatype old, MPI_Datatype *nt, int large)
 {
 	struct michi_dt_info in;
 	struct builder b;
@@ -693,9 +851,10 @@ static int subarray(const char *fname, int ndims, const int sizes[], const int s
 		if (sizes[i] < 1 || subsizes[i] < 0 || subsizes[i] > sizes[i] || starts[i] < 0 ||
 		    starts[i] > sizes[i] - subsizes[i])
 			return michi_mpi_err(NULL, MPI_ERR_ARG, fname,
-					     "(dimension %d: size %d, subsize %d, start %d): the "
-					     "subarray does not lie in the array", i, sizes[i],
-					     subsizes[i], starts[i]);
+					     "(dimension %d: size %lld, subsize %lld, start %lld): "
+					     "the subarray does not lie in the array", i,
+					     (long long)sizes[i], (long long)subsizes[i],
+					     (long long)starts[i]);
 	ext = in.ub - in.lb;
 	/* innermost dimension first: the last in C order, the first in Fortran */
 	b_init(&b);
@@ -725,7 +884,8 @@ static int subarray(const char *fname, int ndims, const int sizes[], const int s
 		b_block(&b, &cur, 1, disp);
 		michi_dt_release((MPI_Datatype)michi_p2h(tmp));
 	}
-	t = dt_make(&b, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, 0, 1);
+	t = dt_make_c(&b, MPI_COMBINER_SUBARRAY, large ? 2 : 3 * ndims + 2, 0,
+		      large ? 3 * ndims : 0, 1);
 	if (!t)
 		return dt_nomem(&b, fname);
 	t->lb = 0;
@@ -734,19 +894,72 @@ static int subarray(const char *fname, int ndims, const int sizes[], const int s
 	t->contig = dense(t);
 	ints = t->ints;
 	ints[0] = ndims;
-	memcpy(ints + 1, sizes, (size_t)ndims * sizeof(int));
-	memcpy(ints + 1 + ndims, subsizes, (size_t)ndims * sizeof(int));
-	memcpy(ints + 1 + 2 * ndims, starts, (size_t)ndims * sizeof(int));
-	ints[1 + 3 * ndims] = order;
+	if (large) {
+		MPI_Count *c = michi_dt_counts(t);
+
+		memcpy(c, sizes, (size_t)ndims * sizeof(MPI_Count));
+		memcpy(c + ndims, subsizes, (size_t)ndims * sizeof(MPI_Count));
+		memcpy(c + 2 * ndims, starts, (size_t)ndims * sizeof(MPI_Count));
+		ints[1] = order;
+	} else {
+		for (i = 0; i < ndims; i++) {
+			ints[1 + i] = (int)sizes[i];
+			ints[1 + ndims + i] = (int)subsizes[i];
+			ints[1 + 2 * ndims + i] = (int)starts[i];
+		}
+		ints[1 + 3 * ndims] = order;
+	}
 	return dt_finish(t, NULL, NULL, &old, nt);
+}
+
+/* The int arrays of the MPI-3 forms as MPI_Count (k arrays of n), in
+ * one block the caller frees; NULL when out of memory or an array is
+ * missing (the caller's checks say which). */
+static MPI_Count *counts_of(int n, int k, const int *const *arrays)
+{
+	MPI_Count *c;
+	int i, j;
+
+	if (n < 0)
+		n = 0;
+	for (j = 0; j < k; j++)
+		if (!arrays[j] && n)
+			return NULL;
+	if (!(c = malloc((size_t)(n * k + 1) * sizeof(MPI_Count))))
+		return NULL;
+	for (j = 0; j < k; j++)
+		for (i = 0; i < n; i++)
+			c[j * n + i] = arrays[j][i];
+	return c;
 }
 
 int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 			      const int array_of_subsizes[], const int array_of_starts[],
 			      int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return subarray("MPI_Type_create_subarray", ndims, array_of_sizes, array_of_subsizes,
-			array_of_starts, order, oldtype, newtype);
+	static const char fname[] = "MPI_Type_create_subarray";
+	const int *arrays[3] = { array_of_sizes, array_of_subsizes, array_of_starts };
+	MPI_Count *c;
+	int err;
+
+	if (ndims > 0 && (!array_of_sizes || !array_of_subsizes || !array_of_starts))
+		return michi_mpi_err(NULL, MPI_ERR_ARG, fname, "(ndims=%d): NULL array argument",
+				     ndims);
+	if (!(c = counts_of(ndims, 3, arrays)))
+		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, fname, "(): no memory");
+	err = subarray(fname, ndims, c, c + (ndims > 0 ? ndims : 0),
+		       c + 2 * (ndims > 0 ? ndims : 0), order, oldtype, newtype, 0);
+	free(c);
+	return err;
+}
+
+int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
+				const MPI_Count array_of_subsizes[],
+				const MPI_Count array_of_starts[], int order,
+				MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return subarray("MPI_Type_create_subarray_c", ndims, array_of_sizes, array_of_subsizes,
+			array_of_starts, order, oldtype, newtype, 1);
 }
 
 /*
@@ -761,12 +974,13 @@ struct range {
 	MPI_Aint start, len;
 };
 
-static int dim_ranges(int gsize, int distrib, int darg, int psize, int coord,
+static int dim_ranges(MPI_Aint gsize, int distrib, int darg, int psize, int coord,
 		      struct range **out, int *n)
 {
 	struct range *r;
-	int blk, k = 0, cap;
+	MPI_Aint blk, cap;
 	MPI_Aint s;
+	int k = 0;
 
 	*out = NULL;
 	*n = 0;
@@ -802,12 +1016,11 @@ static int dim_ranges(int gsize, int distrib, int darg, int psize, int coord,
 	return MPI_SUCCESS;
 }
 
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-			    const int array_of_distribs[], const int array_of_dargs[],
-			    const int array_of_psizes[], int order, MPI_Datatype oldtype,
-			    MPI_Datatype *newtype)
+static int darray(const char *fname, int size, int rank, int ndims,
+		  const MPI_Count array_of_gsizes[], const int array_of_distribs[],
+		  const int array_of_dargs[], const int array_of_psizes[], int order,
+		  MPI_Datatype oldtype, MPI_Datatype *newtype, int large)
 {
-	const char *fname = "MPI_Type_create_darray";
 	struct michi_dt_info in, cur;
 	struct michi_dtype *t, *tmp = NULL;
 	struct builder b;
@@ -827,8 +1040,8 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
 	for (i = 0; i < ndims; i++) {
 		if (array_of_psizes[i] < 1 || array_of_gsizes[i] < 1)
 			return michi_mpi_err(NULL, MPI_ERR_ARG, fname,
-					     "(gsizes[%d]=%d, psizes[%d]=%d): must be positive", i,
-					     array_of_gsizes[i], i, array_of_psizes[i]);
+					     "(gsizes[%d]=%lld, psizes[%d]=%d): must be positive", i,
+					     (long long)array_of_gsizes[i], i, array_of_psizes[i]);
 		procs *= array_of_psizes[i];
 	}
 	if (procs != size || rank < 0 || rank >= size)
@@ -854,8 +1067,8 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
 			if (tmp)
 				michi_dt_release((MPI_Datatype)michi_p2h(tmp));
 			return michi_mpi_err(NULL, err, fname,
-					     "(dimension %d: gsize %d, distrib %d, darg %d, psize %d): %s",
-					     d, array_of_gsizes[d], array_of_distribs[d],
+					     "(dimension %d: gsize %lld, distrib %d, darg %d, psize %d): "
+					     "%s", d, (long long)array_of_gsizes[d], array_of_distribs[d],
 					     array_of_dargs[d], array_of_psizes[d],
 					     err == MPI_ERR_NO_MEM ? "no memory"
 					     : "not a valid distribution");
@@ -879,7 +1092,9 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
 	b_init(&b);
 	b_block(&b, &cur, 1, 0);
 	michi_dt_release((MPI_Datatype)michi_p2h(tmp));
-	t = dt_make(&b, MPI_COMBINER_DARRAY, 4 * ndims + 4, 0, 1);
+	/* contents: the gsizes among the ints, or as large counts */
+	t = dt_make_c(&b, MPI_COMBINER_DARRAY, (large ? 3 : 4) * ndims + 4, 0, large ? ndims : 0,
+		      1);
 	if (!t)
 		return dt_nomem(&b, fname);
 	t->lb = 0;
@@ -889,12 +1104,47 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
 	ints[0] = size;
 	ints[1] = rank;
 	ints[2] = ndims;
-	memcpy(ints + 3, array_of_gsizes, (size_t)ndims * sizeof(int));
-	memcpy(ints + 3 + ndims, array_of_distribs, (size_t)ndims * sizeof(int));
-	memcpy(ints + 3 + 2 * ndims, array_of_dargs, (size_t)ndims * sizeof(int));
-	memcpy(ints + 3 + 3 * ndims, array_of_psizes, (size_t)ndims * sizeof(int));
-	ints[3 + 4 * ndims] = order;
+	if (large)
+		memcpy(michi_dt_counts(t), array_of_gsizes, (size_t)ndims * sizeof(MPI_Count));
+	else
+		for (i = 0; i < ndims; i++)
+			ints[3 + i] = (int)array_of_gsizes[i];
+	ints += large ? 3 : 3 + ndims;
+	memcpy(ints, array_of_distribs, (size_t)ndims * sizeof(int));
+	memcpy(ints + ndims, array_of_dargs, (size_t)ndims * sizeof(int));
+	memcpy(ints + 2 * ndims, array_of_psizes, (size_t)ndims * sizeof(int));
+	ints[3 * ndims] = order;
 	return dt_finish(t, NULL, NULL, &oldtype, newtype);
+}
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+			    const int array_of_distribs[], const int array_of_dargs[],
+			    const int array_of_psizes[], int order, MPI_Datatype oldtype,
+			    MPI_Datatype *newtype)
+{
+	static const char fname[] = "MPI_Type_create_darray";
+	MPI_Count *g;
+	int err;
+
+	if (ndims > 0 && !array_of_gsizes)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, fname, "(ndims=%d): NULL array argument",
+				     ndims);
+	if (!(g = counts_of(ndims, 1, &array_of_gsizes)))
+		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, fname, "(): no memory");
+	err = darray(fname, size, rank, ndims, g, array_of_distribs, array_of_dargs,
+		     array_of_psizes, order, oldtype, newtype, 0);
+	free(g);
+	return err;
+}
+
+int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+			      const int array_of_distribs[], const int array_of_dargs[],
+			      const int array_of_psizes[], int order, MPI_Datatype oldtype,
+			      MPI_Datatype *newtype)
+{
+	return darray("MPI_Type_create_darray_c", size, rank, ndims, array_of_gsizes,
+		      array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype,
+		      1);
 }
 
 /*
@@ -1301,8 +1551,14 @@ static int envelope(const char *fname, MPI_Datatype dt, MPI_Count *ni, MPI_Count
 		*combiner = MPI_COMBINER_NAMED;
 		return MPI_SUCCESS;
 	}
+	if (!nc && t->nc)
+		return michi_mpi_err(NULL, MPI_ERR_TYPE, fname,
+				     "(datatype=0x%x): made by a large-count (_c) constructor; "
+				     "MPI_Type_get_envelope_c describes it", (unsigned)dt);
 	*ni = t->ni;
 	*na = t->na;
+	if (nc)
+		*nc = t->nc;
 	*nd = t->nd;
 	*combiner = t->combiner;
 	return MPI_SUCCESS;
@@ -1331,7 +1587,8 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
 }
 
 static int contents(const char *fname, MPI_Datatype dt, MPI_Count mi, MPI_Count ma,
-		    MPI_Count md, int *ints, MPI_Aint *aints, MPI_Datatype *types)
+		    MPI_Count mc, MPI_Count md, int *ints, MPI_Aint *aints, MPI_Count *counts,
+		    MPI_Datatype *types)
 {
 	struct michi_dtype *t = michi_dt_get(dt);
 	int i;
@@ -1344,17 +1601,24 @@ static int contents(const char *fname, MPI_Datatype dt, MPI_Count mi, MPI_Count 
 					     michi_dt_name(dt));
 		return dt_bad_type(fname, "datatype", dt);
 	}
-	if (mi < t->ni || ma < t->na || md < t->nd)
+	if (mc < 0 && t->nc)
+		return michi_mpi_err(NULL, MPI_ERR_TYPE, fname,
+				     "(datatype=0x%x): made by a large-count (_c) constructor; "
+				     "MPI_Type_get_contents_c gives its contents", (unsigned)dt);
+	if (mi < t->ni || ma < t->na || md < t->nd || (mc >= 0 && mc < t->nc))
 		return michi_mpi_err(NULL, MPI_ERR_ARG, fname,
-				     "(max_integers=%lld, max_addresses=%lld, max_datatypes=%lld): "
-				     "the contents need %d, %d and %d", (long long)mi,
-				     (long long)ma, (long long)md, t->ni, t->na, t->nd);
-	if ((t->ni && !ints) || (t->na && !aints) || (t->nd && !types))
+				     "(max_integers=%lld, max_addresses=%lld, max_large_counts=%lld, "
+				     "max_datatypes=%lld): the contents need %d, %d, %d and %d",
+				     (long long)mi, (long long)ma, (long long)(mc < 0 ? 0 : mc),
+				     (long long)md, t->ni, t->na, t->nc, t->nd);
+	if ((t->ni && !ints) || (t->na && !aints) || (t->nc && !counts) || (t->nd && !types))
 		return michi_mpi_err(NULL, MPI_ERR_ARG, fname, "(): NULL array argument");
 	if (t->ni)
 		memcpy(ints, t->ints, (size_t)t->ni * sizeof(int));
 	if (t->na)
 		memcpy(aints, t->aints, (size_t)t->na * sizeof(MPI_Aint));
+	if (t->nc)
+		memcpy(counts, michi_dt_counts(t), (size_t)t->nc * sizeof(MPI_Count));
 	for (i = 0; i < t->nd; i++) {
 		types[i] = t->types[i];
 		/* derived types returned here are new references (4.1.13) */
@@ -1369,19 +1633,19 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
 			     MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
 			     MPI_Datatype array_of_datatypes[])
 {
-	/* no constructor here keeps large counts: the envelope says 0 */
-	(void)max_large_counts;
-	(void)array_of_large_counts;
 	return contents("MPI_Type_get_contents_c", datatype, max_integers, max_addresses,
-			max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
+			max_large_counts < 0 ? 0 : max_large_counts, max_datatypes,
+			array_of_integers, array_of_addresses, array_of_large_counts,
+			array_of_datatypes);
 }
 
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
 			   int max_datatypes, int array_of_integers[],
 			   MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
-	return contents("MPI_Type_get_contents", datatype, max_integers, max_addresses,
-			max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
+	return contents("MPI_Type_get_contents", datatype, max_integers, max_addresses, -1,
+			max_datatypes, array_of_integers, array_of_addresses, NULL,
+			array_of_datatypes);
 }
 
 /* ---- matching a size --------------------------------------------------------- */

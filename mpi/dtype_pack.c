@@ -203,15 +203,15 @@ MPI_Count michi_dt_elements(MPI_Datatype dt, MPI_Count bytes)
 
 		return m == MPI_UNDEFINED ? m : n + m;
 	}
-	for (i = 0; i < t->ints[0] && rem > 0; i++) {
-		MPI_Count blk = (MPI_Count)t->ints[1 + i] * michi_dt_size(t->types[i]);
+	for (i = 0; i < michi_dt_struct_n(t) && rem > 0; i++) {
+		MPI_Count blk = michi_dt_struct_bl(t, i) * michi_dt_size(t->types[i]);
 		MPI_Count m;
 
 		if (rem >= blk) {
 			struct michi_dt_info c;
 
 			michi_dt_info(t->types[i], &c);
-			n += (MPI_Count)t->ints[1 + i] * c.nelem;
+			n += michi_dt_struct_bl(t, i) * c.nelem;
 			rem -= blk;
 			continue;
 		}
@@ -242,15 +242,15 @@ MPI_Count michi_dt_element_bytes(MPI_Datatype dt, MPI_Count n)
 		return bytes + rem * (in.size / in.nelem);
 	if (t->combiner != MPI_COMBINER_STRUCT)
 		return bytes + michi_dt_element_bytes(t->types[0], rem);
-	for (i = 0; i < t->ints[0]; i++) {
+	for (i = 0; i < michi_dt_struct_n(t); i++) {
 		struct michi_dt_info c;
 		MPI_Count blk;
 
 		michi_dt_info(t->types[i], &c);
-		blk = (MPI_Count)t->ints[1 + i] * c.nelem;
+		blk = michi_dt_struct_bl(t, i) * c.nelem;
 		if (rem < blk)
 			return bytes + michi_dt_element_bytes(t->types[i], rem);
-		bytes += (MPI_Count)t->ints[1 + i] * c.size;
+		bytes += michi_dt_struct_bl(t, i) * c.size;
 		rem -= blk;
 	}
 	return bytes;

@@ -222,14 +222,34 @@ struct michi_dtype {
 	uint8_t contig;               /* count instances are size*count bytes at true_lb */
 	uint8_t has_lb, has_ub;       /* sticky MPI_LB/MPI_UB or resized bounds */
 	uint8_t predef;               /* MPI_Type_create_f90_*: not to be freed */
-	int combiner;
-	int ni, na, nd;               /* get_envelope */
-	int *ints;                    /* get_contents: one block for all three */
+	uint8_t combiner;             /* MPI_COMBINER_* (all below 256) */
+	int ni, na, nc, nd;           /* get_envelope (nc: large counts, from
+				       * the MPI-4.0 _c constructors) */
+	int *ints;                    /* get_contents: one block for all four,
+				       * the large counts after the addresses
+				       * (michi_dt_counts) */
 	MPI_Aint *aints;
 	MPI_Datatype *types;
 	char name[MPI_MAX_OBJECT_NAME];
 };
 _Static_assert(sizeof(struct michi_dtype) <= 256, "datatype fits its slab object");
+
+static inline MPI_Count *michi_dt_counts(const struct michi_dtype *t)
+{
+	return (MPI_Count *)(t->aints + t->na);
+}
+
+/* A struct type's block count and block i's length, wherever its
+ * constructor (MPI_Type_create_struct or its _c form) put them. */
+static inline MPI_Count michi_dt_struct_n(const struct michi_dtype *t)
+{
+	return t->nc ? michi_dt_counts(t)[0] : t->ints[0];
+}
+
+static inline MPI_Count michi_dt_struct_bl(const struct michi_dtype *t, MPI_Count i)
+{
+	return t->nc ? michi_dt_counts(t)[1 + i] : t->ints[1 + i];
+}
 
 /* A derived datatype handle's object (validated), or NULL. */
 static inline struct michi_dtype *michi_dt_get(MPI_Datatype dt)
