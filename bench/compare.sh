@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 #
 # Side-by-side comparison runner (BENCH.md). It builds each benchmark
-# (pingpong.c, oversub.c for runs with more ranks than cores, dtype.c for
-# derived datatypes) once
-# with mpicc.mpich, runs that one binary on MPICH and on Michi (through
+# (pingpong.c, oversub.c for collectives and runs with more ranks than
+# cores, dtype.c for derived datatypes, overlap.c for a nonblocking
+# allreduce behind computation) once with mpicc.mpich, runs that one
+# binary on MPICH and on Michi (through
 # LD_LIBRARY_PATH=$MICHI_PREFIX/lib and Michi's mpirun), and an Open MPI
 # build on Open MPI; rounds are interleaved A,B,C,A,B,C so that drift hits
 # every implementation alike. It serializes with other runs through
@@ -45,6 +46,17 @@ usage: $0 -N name [options]
                          back (us per call, slowest rank)
               allreduce-osu  the same with a barrier after each call, only
                          the calls timed, mean over ranks (OSU's method)
+              barrier bcast reduce gather scatter allgather alltoall
+                         that collective back to back (us per call,
+                         slowest rank; MPI_INT, MPI_SUM, root 0); size =
+                         bytes per rank, per block for gather, scatter,
+                         allgather, alltoall; barrier runs once, size 0
+              bcast-osu reduce-osu gather-osu scatter-osu allgather-osu
+              alltoall-osu  the same with a barrier after each call
+                         (OSU's method, as allreduce-osu)
+              overlap    MPI_Iallreduce of 1 MiB of doubles with work and
+                         MPI_Test every 100 us: t_overlap / max(t_comm,
+                         t_work), 1 = full overlap, 2 = none; ignores -m
               vector     ping-pong of MPI_Type_vector(n, 1, 2, MPI_DOUBLE),
                          us per one-way transfer; size = packed bytes
               indexed    the same with an MPI_Type_indexed of n doubles
@@ -58,15 +70,18 @@ usage: $0 -N name [options]
               shm = each implementation's default on one host
   -r rounds   interleaved rounds, at least 5 for results (default $rounds)
   -n ranks    rank count (default $ranks; more than the cores oversubscribes)
-  -i iters    iterations passed to the benchmark (its -i; for ring,
-              allreduce, pack and memcpy the most timed iterations per size)
-  -m min:max  sizes passed to the benchmark (its -m; ring and allreduce*
-              default to 4:4; vector and indexed take n in doubles,
+  -i iters    iterations passed to the benchmark (its -i; for ring, the
+              collectives, pack and memcpy the most timed iterations per
+              size; for overlap its repetitions, default 21)
+  -m min:max  sizes passed to the benchmark (its -m; ring and the
+              collectives default to 4:4 and also take a list s1,s2,...;
+              vector and indexed take n in doubles,
               default 1048576:1048576; pack and memcpy B in bytes, default
-              8:4096): one -m goes to every benchmark of the run
-  -s secs     ring, allreduce*: timed seconds per size (default 1), after
-              a warm-up about half as long; pack, memcpy: timed seconds
-              per size (default 0.2)
+              8:4096): one -m goes to every benchmark of the run but
+              overlap
+  -s secs     ring, the collectives: timed seconds per size (default 1),
+              after a warm-up about half as long; pack, memcpy: timed
+              seconds per size (default 0.2)
   -p core|none|default  placement: core pins rank r to CPU r mod cores for
               every implementation (default up to one rank per core);
               none leaves all unbound; default binds nothing and lets each
@@ -112,8 +127,25 @@ done
 [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || usage
 IFS=, read -r -a bench_list <<<"$benches"
 IFS=, read -r -a transport_list <<<"$transports"
+colls="barrier|bcast|reduce|allreduce|gather|scatter|allgather|alltoall"
+seen=,
 for b in "${bench_list[@]}"; do
-	case $b in lat|bw|ring|allreduce|allreduce-osu|vector|indexed|pack|memcpy) ;; *) echo "compare.sh: unknown benchmark $b" >&2; exit 2 ;; esac
+	case $seen in *,$b,*) echo "compare.sh: benchmark $b named twice" >&2; exit 2 ;; esac
+	seen=$seen$b,
+	if [[ $b =~ ^(ring|$colls)$ || ( $b =~ ^($colls)-osu$ && $b != barrier-osu ) ]]; then
+		continue
+	fi
+	case $b in
+	lat|bw|vector|indexed|pack|memcpy)
+		# Only oversub.c reads a list of sizes.
+		if [[ $sizes == *,* ]]; then
+			echo "compare.sh: $b takes -m min:max, not a list" >&2
+			exit 2
+		fi
+		;;
+	overlap) ;;
+	*) echo "compare.sh: unknown benchmark $b" >&2; exit 2 ;;
+	esac
 done
 for t in "${transport_list[@]}"; do
 	case $t in tcp|shm) ;; *) echo "compare.sh: unknown transport $t" >&2; exit 2 ;; esac
@@ -188,7 +220,7 @@ chmod +x "$build/place"
 
 # --- build ------------------------------------------------------------
 
-for prog in pingpong oversub dtype; do
+for prog in pingpong oversub dtype overlap; do
 	mpicc.mpich -O2 -std=gnu11 -o "$build/$prog.mpich" "$here/$prog.c"
 	mpicc.openmpi -O2 -std=gnu11 -o "$build/$prog.openmpi" "$here/$prog.c"
 done
@@ -213,16 +245,12 @@ fi
 
 # Prints the benchmark's binary suffix-free name and arguments.
 bench_args() {
-	local a=()
+	local a=() m=$sizes
 	case $1 in
 	lat) a=(pingpong -t lat) ;;
 	bw) a=(pingpong -t bw) ;;
-	ring|allreduce)
-		a=(oversub -t $1)
-		[ -n "$budget" ] && a+=(-s "$budget")
-		;;
-	allreduce-osu)
-		a=(oversub -t allreduce -b)
+	*-osu)
+		a=(oversub -t ${1%-osu} -b)
 		[ -n "$budget" ] && a+=(-s "$budget")
 		;;
 	vector|indexed) a=(dtype -t $1) ;;
@@ -230,9 +258,15 @@ bench_args() {
 		a=(dtype -t $1)
 		[ -n "$budget" ] && a+=(-s "$budget")
 		;;
+	# Issue 5's figure is at 1 MiB; a sweep's sizes are not its.
+	overlap) a=(overlap); m= ;;
+	*)
+		a=(oversub -t $1)
+		[ -n "$budget" ] && a+=(-s "$budget")
+		;;
 	esac
 	[ -n "$iters" ] && a+=(-i "$iters")
-	[ -n "$sizes" ] && a+=(-m "$sizes")
+	[ -n "$m" ] && a+=(-m "$m")
 	echo "${a[@]}"
 }
 
@@ -314,6 +348,8 @@ run_batch() {
 		printf "%.2f\n", f < 0 ? 0 : f }')
 	cat "$out.raw" >>"$log"
 	grep -E '^[0-9]+,[0-9.eE+-]+$' "$out.raw" >"$out" || true
+	# overlap.c's three times behind its ratio.
+	sed -n 's/^# times,//p' "$out.raw" >"$out.times"
 	run_ok=1
 	if [ $rc -ne 0 ] || [ ! -s "$out" ]; then
 		echo "compare.sh: run failed (exit $rc): ${cmd[*]}" | tee -a "$log" >&2
@@ -351,6 +387,11 @@ for tr in "${transport_list[@]}"; do
 				[ -e "$dest" ] || echo "impl,round,size,value" >"$dest"
 				awk -v i=$impl -v r=$r -F, '{ print i "," r "," $1 "," $2 }' \
 					"$build/run" >>"$dest"
+				[ -s "$build/run.times" ] || continue
+				dest=${dest%.csv}-times.csv
+				[ -e "$dest" ] || echo "impl,round,size,t_comm,t_work,t_overlap" >"$dest"
+				awk -v i=$impl -v r=$r '{ print i "," r "," $0 }' \
+					"$build/run.times" >>"$dest"
 			done
 		done
 	done
@@ -386,8 +427,10 @@ summarize() {
 # One size only: a bar per implementation, a single point per line
 # would hide the comparison.
 plot_bars() {
-	local sum=$1 png=$2 title=$3 ylabel=$4 dat=$build/plot.dat i=0 impl
-	title="$title, $(awk -F, 'NR == 2 { print $2; exit }' "$sum") B"
+	local sum=$1 png=$2 title=$3 ylabel=$4 dat=$build/plot.dat i=0 impl size
+	# Size 0 is barrier's: no data at all.
+	size=$(awk -F, 'NR == 2 { print $2; exit }' "$sum")
+	[ "$size" = 0 ] || title="$title, $size B"
 	: >"$dat"
 	for impl in "${impls[@]}"; do
 		grep -q "^$impl," "$sum" || continue
@@ -552,6 +595,46 @@ pack_ratio_table() {
 	}' "$pack" "$ref"
 }
 
+# overlap.c's medians over the repetitions of each run, then the median
+# over the rounds of each implementation: what its ratio is made of. As
+# in summarize, an implementation without an undisturbed batch ($1) is
+# shown from its disturbed ones ($2).
+overlap_times_table() {
+	local main=$1 disc=$2
+	# An empty file has no header line: the other one then counts as
+	# the first, which is right when only one of them exists.
+	[ -e "$main" ] || main=/dev/null
+	[ -e "$disc" ] || disc=/dev/null
+	awk -F, -v order="${impls[*]}" '
+	function med(a, k, cnt,    i, j, t, v) {
+		for (i = 1; i <= cnt; i++) v[i] = a[k, i] + 0
+		for (i = 2; i <= cnt; i++)
+			for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+				t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+			}
+		return cnt % 2 ? v[(cnt + 1) / 2] : (v[cnt / 2] + v[cnt / 2 + 1]) / 2
+	}
+	FNR == 1 { file++; next }
+	file == 1 { have[$1] = 1 }
+	file == 2 && ($1 in have) { next }
+	{ k = $1 SUBSEP $3; n[k]++; c[k, n[k]] = $4; w[k, n[k]] = $5
+	  o[k, n[k]] = $6; sizes[$3 + 0] = 1 }
+	END {
+		if (!length(sizes)) exit
+		name["michi"] = "Michi"; name["mpich"] = "MPICH"; name["openmpi"] = "Open MPI"
+		print "| implementation | size (B) | t_comm (us) | t_work (us) | t_overlap (us) |"
+		print "|---|---:|---:|---:|---:|"
+		m = split(order, im, " ")
+		for (s in sizes)
+			for (j = 1; j <= m; j++) {
+				k = im[j] SUBSEP s
+				if (!(k in n)) continue
+				printf "| %s | %d | %.1f | %.1f | %.1f |\n", name[im[j]], s,
+					med(c, k, n[k]), med(w, k, n[k]), med(o, k, n[k])
+			}
+	}' "$main" "$disc"
+}
+
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "model: $(lscpu | sed -n 's/^Model name: *//p' | head -1)"
@@ -612,10 +695,37 @@ for tr in "${transport_list[@]}"; do
 		bw) unit="bandwidth (MB/s)"; lb=0; what="bandwidth"; title="pingpong bandwidth" ;;
 		ring) unit="us per full lap, $ranks hops"; lb=1; what="ring"
 		      title="ring, blocking Send/Recv" ;;
-		allreduce) unit="us per call"; lb=1; what="allreduce, back to back"
-			   title="MPI_Allreduce MPI_SUM of ints, back to back" ;;
-		allreduce-osu) unit="us per call"; lb=1; what="allreduce, barrier after each call"
-			   title="MPI_Allreduce MPI_SUM of ints, barrier after each" ;;
+		barrier) unit="us per call"; lb=1; what="barrier, back to back"
+			 title="MPI_Barrier, back to back"; label="size (none)" ;;
+		bcast|reduce|allreduce|gather|scatter|allgather|alltoall|*-osu)
+			unit="us per call"; lb=1
+			case ${b%-osu} in
+			bcast) title="MPI_Bcast of ints from root 0" ;;
+			reduce) title="MPI_Reduce MPI_SUM of ints to root 0" ;;
+			allreduce) title="MPI_Allreduce MPI_SUM of ints" ;;
+			gather) title="MPI_Gather of ints to root 0" ;;
+			scatter) title="MPI_Scatter of ints from root 0" ;;
+			allgather) title="MPI_Allgather of ints" ;;
+			alltoall) title="MPI_Alltoall of ints" ;;
+			esac
+			case ${b%-osu} in
+			gather|scatter|allgather)
+				xlabel="block per rank (bytes)"; label="block (B)" ;;
+			alltoall)
+				xlabel="block per rank pair (bytes)"; label="block (B)" ;;
+			esac
+			if [ $b = ${b%-osu} ]; then
+				what="$b, back to back"; title="$title, back to back"
+			else
+				what="${b%-osu}, barrier after each call"
+				title="$title, barrier after each"
+			fi
+			;;
+		overlap)
+			unit="t_overlap / max(t_comm, t_work)"; lb=1
+			what="MPI_Iallreduce overlapped with work, MPI_Test every 100 us"
+			title="MPI_Iallreduce of doubles behind work (1 = full overlap, 2 = none)"
+			;;
 		vector|indexed)
 			unit="us per one-way transfer (half round trip)"; lb=1
 			xlabel="packed size (bytes)"; label="packed (B)"
@@ -664,6 +774,17 @@ for tr in "${transport_list[@]}"; do
 				echo "(one memcpy of the same 8 MiB, contiguous)."
 				echo
 				pack_ratio_table "$outdir/$id-summary.csv" "$ref"
+			fi
+			if [ $b = overlap ] && { [ -e "$outdir/$id-times.csv" ] ||
+			   [ -e "$outdir/$id-discarded-times.csv" ]; }; then
+				echo
+				echo "t_comm: MPI_Iallreduce then MPI_Wait; t_work: the work alone,"
+				echo "calibrated to about t_comm; t_overlap: both, MPI_Test after each"
+				echo "slice; each from the first rank's start to the last rank's end,"
+				echo "median over the run's repetitions, then over the rounds."
+				echo
+				overlap_times_table "$outdir/$id-times.csv" \
+					"$outdir/$id-discarded-times.csv"
 			fi
 		} >>"$outdir/summary.md"
 	done

@@ -5,12 +5,13 @@
  * waits for. Standard MPI only, so that one binary built by mpicc.mpich
  * runs on MPICH and on Michi. "ring" passes a message around all ranks
  * (0 -> 1 -> ... -> n-1 -> 0) with blocking Send/Recv and reports
- * microseconds per full lap; "allreduce" reports microseconds per
- * MPI_Allreduce (MPI_SUM over ints), back to back or, with -b, the OSU
- * way: a barrier after each call, only the calls timed, the mean over
- * ranks. Every result is checked; a wrong one makes the exit status 1.
- * An oversubscribed MPICH can take milliseconds per call, so the
- * iteration count comes from a time budget: a warm-up of doubling
+ * microseconds per full lap; the collectives (barrier, bcast, reduce,
+ * allreduce, gather, scatter, allgather, alltoall; MPI_INT, MPI_SUM,
+ * root 0) report microseconds per call, back to back or, with -b, the
+ * OSU way: a barrier after each call, only the calls timed, the mean
+ * over ranks. Every result is checked; a wrong one makes the exit
+ * status 1. An oversubscribed MPICH can take milliseconds per call, so
+ * the iteration count comes from a time budget: a warm-up of doubling
  * batches measures the cost of one iteration, then the timed loop runs
  * for about the budget. Rank 0 prints one "size,value" CSV line per size.
  */
@@ -25,7 +26,15 @@
 
 #define OS_TAG		23
 #define OS_MAX_SIZE	(1L << 28)
+/* -m min:max doubles from 0 to 2^28 in at most 30 sizes; a list may
+ * name as many as this. */
+#define OS_MAX_SIZES	64
 #define OS_FILL		0x5a
+/* Data values are kept to 31 bits so that they stay positive ints. */
+#define OS_MASK		0x7fffffffUL
+/* Element 0 of a block, the one that changes each iteration, lies this
+ * far above the block's other elements, so it never equals one of them. */
+#define OS_ELEM0_OFF	0x40000000UL
 /* The warm-up stops once a batch takes this share of the budget, so that
  * warm-up and timed loop together stay within about 1.5 budgets. */
 #define OS_CALIB_SHARE	0.1
@@ -37,40 +46,118 @@
  * median of noise, at a few milliseconds per iteration it costs little. */
 #define OS_MIN_ITERS	10
 
-enum os_mode { OS_RING, OS_ALLREDUCE };
+enum os_mode {
+	OS_RING, OS_BARRIER, OS_BCAST, OS_REDUCE, OS_ALLREDUCE, OS_GATHER,
+	OS_SCATTER, OS_ALLGATHER, OS_ALLTOALL, OS_NMODES
+};
+
+/* What a mode's timed iteration is, for the header line. Modes with
+ * blocks move size bytes per rank pair, so their buffers hold one block
+ * per rank. */
+static const struct os_mode_info {
+	const char *name;
+	int blocks;
+	const char *what;
+} os_modes[OS_NMODES] = {
+	[OS_RING] = { "ring", 0,
+		"us per full lap (blocking Send/Recv, n hops)" },
+	[OS_BARRIER] = { "barrier", 0, "us per MPI_Barrier" },
+	[OS_BCAST] = { "bcast", 0,
+		"us per MPI_Bcast (MPI_INT, root 0)" },
+	[OS_REDUCE] = { "reduce", 0,
+		"us per MPI_Reduce (MPI_INT, MPI_SUM, root 0)" },
+	[OS_ALLREDUCE] = { "allreduce", 0,
+		"us per MPI_Allreduce (MPI_INT, MPI_SUM)" },
+	[OS_GATHER] = { "gather", 1,
+		"us per MPI_Gather (MPI_INT, root 0, size per rank)" },
+	[OS_SCATTER] = { "scatter", 1,
+		"us per MPI_Scatter (MPI_INT, root 0, size per rank)" },
+	[OS_ALLGATHER] = { "allgather", 1,
+		"us per MPI_Allgather (MPI_INT, size per rank)" },
+	[OS_ALLTOALL] = { "alltoall", 1,
+		"us per MPI_Alltoall (MPI_INT, size per rank pair)" },
+};
 
 struct os_opts {
 	enum os_mode mode;
-	long min, max;
+	long sizes[OS_MAX_SIZES];
+	int nsizes;
+	long max;	/* the largest of sizes */
 	long max_iters;
 	double budget;	/* seconds of timed loop per size */
-	int barrier;	/* allreduce: barrier after each call, OSU style */
+	int barrier;	/* collectives: barrier after each call, OSU style */
 };
 
 static void os_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: oversub [-t ring|allreduce] [-b] [-m min:max] [-s secs] [-i iters]\n"
+		"usage: oversub [-t MODE] [-b] [-m SIZES] [-s secs] [-i iters]\n"
 		"  -t  ring: blocking Send/Recv around all ranks, us per full lap\n"
-		"      (default); allreduce: MPI_Allreduce MPI_SUM of size/4 ints,\n"
-		"      us per call, back to back, as the slowest rank saw them\n"
-		"  -b  allreduce: a barrier after each call; only the calls are\n"
-		"      timed, averaged over ranks (the OSU suite's method)\n"
-		"  -m  message sizes in bytes, doubling from min to max (default\n"
-		"      4:4); ring skips sizes below 1, allreduce sizes that are\n"
-		"      not a positive multiple of 4\n"
+		"      (default); barrier, bcast, reduce, allreduce, gather,\n"
+		"      scatter, allgather, alltoall: us per call of that\n"
+		"      collective (MPI_INT, MPI_SUM, root 0), back to back, as\n"
+		"      the slowest rank saw them\n"
+		"  -b  collectives but barrier: a barrier after each call; only\n"
+		"      the calls are timed, averaged over ranks (the OSU suite's\n"
+		"      method)\n"
+		"  -m  message sizes in bytes: min:max doubles from min to max,\n"
+		"      s1,s2,... lists them (default 4:4); for gather, scatter,\n"
+		"      allgather and alltoall the size of the block each rank\n"
+		"      sends to or receives from each other; ring skips sizes\n"
+		"      below 1, the collectives sizes that are not a positive\n"
+		"      multiple of 4; barrier ignores them and runs once, printed\n"
+		"      as size 0\n"
 		"  -s  seconds of timed loop per size (default 1); a warm-up of\n"
 		"      about half as long comes first\n"
 		"  -i  at most this many timed iterations per size (default 1000000)\n");
 }
 
+/* "MIN:MAX", doubling from MIN (0, 1, 2, 4, ...) and ending at MAX, or
+ * "S1,S2,..." (s is modified). */
+static int os_parse_sizes(char *s, struct os_opts *o)
+{
+	long sizes[OS_MAX_SIZES], min, max, size, top = 0;
+	char *tok, *save;
+	int i, n = 0;
+
+	if (strchr(s, ':')) {
+		if (bench_parse_range(s, 0, OS_MAX_SIZE, &min, &max))
+			return -1;
+		for (size = min;; size = size ? size * 2 : 1) {
+			if (size > max)
+				size = max;
+			sizes[n++] = size;
+			if (size == max)
+				break;
+		}
+	} else {
+		for (tok = strtok_r(s, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (n == OS_MAX_SIZES ||
+			    bench_parse_long(tok, 0, OS_MAX_SIZE, &sizes[n]))
+				return -1;
+			n++;
+		}
+		if (n == 0)
+			return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (sizes[i] > top)
+			top = sizes[i];
+	memcpy(o->sizes, sizes, n * sizeof(sizes[0]));
+	o->nsizes = n;
+	o->max = top;
+	return 0;
+}
+
 /* Returns 0 to run, 1 after -h, -1 on bad usage; only rank 0 prints. */
 static int os_parse(int argc, char **argv, struct os_opts *o, int rank)
 {
-	int c;
+	int c, m;
 
 	o->mode = OS_RING;
-	o->min = 4;
+	o->sizes[0] = 4;
+	o->nsizes = 1;
 	o->max = 4;
 	o->max_iters = 1000000;
 	o->budget = 1.0;
@@ -78,18 +165,18 @@ static int os_parse(int argc, char **argv, struct os_opts *o, int rank)
 	while ((c = getopt(argc, argv, "t:bm:s:i:h")) != -1) {
 		switch (c) {
 		case 't':
-			if (!strcmp(optarg, "ring"))
-				o->mode = OS_RING;
-			else if (!strcmp(optarg, "allreduce"))
-				o->mode = OS_ALLREDUCE;
-			else
+			for (m = 0; m < OS_NMODES; m++)
+				if (!strcmp(optarg, os_modes[m].name))
+					break;
+			if (m == OS_NMODES)
 				goto err_bad;
+			o->mode = m;
 			break;
 		case 'b':
 			o->barrier = 1;
 			break;
 		case 'm':
-			if (bench_parse_range(optarg, 0, OS_MAX_SIZE, &o->min, &o->max))
+			if (os_parse_sizes(optarg, o))
 				goto err_bad;
 			break;
 		case 's':
@@ -108,7 +195,9 @@ static int os_parse(int argc, char **argv, struct os_opts *o, int rank)
 			goto err_bad;
 		}
 	}
-	if (optind != argc || (o->barrier && o->mode != OS_ALLREDUCE))
+	/* A barrier after a barrier would time the same thing twice. */
+	if (optind != argc || (o->barrier && (o->mode == OS_RING ||
+					      o->mode == OS_BARRIER)))
 		goto err_bad;
 	return 0;
 
@@ -122,7 +211,8 @@ struct os_ctx {
 	int rank, nranks;
 	long bad;		/* wrong results seen by this rank */
 	unsigned char *msg;	/* ring message */
-	int *in, *out;		/* allreduce buffers */
+	int *in, *out;		/* collective buffers, one block per rank
+				 * for the modes with blocks */
 };
 
 static void os_report(struct os_ctx *c, const char *what, long iter,
@@ -185,39 +275,213 @@ static void os_ring(struct os_ctx *c, long size, long first, long n)
 }
 
 /*
- * Element j of rank r holds r + 1 + j, except element 0, which also adds
- * a value that changes each iteration, so an allreduce that left the
- * previous result in place is caught. Returns the seconds spent inside
- * MPI_Allreduce when barrier is set (the OSU method), else 0.
+ * The data. Every block is an arithmetic sequence, element j >= 1 being
+ * base + step * j, and element 0 changes with the iteration (v = its
+ * number mod 1024), so a call that left an earlier result in place is
+ * caught. For reduce and allreduce element j of rank r is r + 1 + j and
+ * element 0 is r + 1 + v, so the sums are p(p+1)/2 + p j and
+ * p(p+1)/2 + p v. For the others the block that rank src sends to rank
+ * dst starts from a base of its own, so a block from the wrong rank, at
+ * the wrong place or shifted is caught.
  */
-static double os_allreduce(struct os_ctx *c, long size, long first, long n,
-			   int barrier)
-{
-	long p = c->nranks, count = size / 4, base = p * (p + 1) / 2;
-	double t0, calls = 0;
-	long i, j, v;
+struct os_seq {
+	unsigned long base, step, elem0;
+};
 
-	for (j = 1; j < count; j++)
-		c->out[j] = (int)(c->rank + 1 + j);
+static int os_is_sum(enum os_mode m)
+{
+	return m == OS_REDUCE || m == OS_ALLREDUCE;
+}
+
+static struct os_seq os_sent(const struct os_ctx *c, enum os_mode m,
+			     long dst, long v)
+{
+	struct os_seq s;
+
+	if (os_is_sum(m)) {
+		s.base = (unsigned long)c->rank + 1;
+		s.step = 1;
+		s.elem0 = s.base + v;
+	} else {
+		s.base = 1 + (unsigned long)c->rank * 1000003 +
+			 (unsigned long)dst * 7919;
+		s.step = 1;
+		s.elem0 = s.base + OS_ELEM0_OFF + v;
+	}
+	return s;
+}
+
+/* What block b of the receive buffer must hold. */
+static struct os_seq os_wanted(const struct os_ctx *c, enum os_mode m,
+			       long b, long v)
+{
+	unsigned long p = c->nranks;
+	struct os_seq s;
+	long src = 0, dst = 0;
+
+	if (os_is_sum(m)) {
+		s.base = p * (p + 1) / 2;
+		s.step = p;
+		s.elem0 = s.base + p * v;
+		return s;
+	}
+	switch (m) {
+	case OS_GATHER:
+	case OS_ALLGATHER:
+		src = b;
+		break;
+	case OS_SCATTER:
+		dst = c->rank;
+		break;
+	case OS_ALLTOALL:
+		src = b;
+		dst = c->rank;
+		break;
+	default:	/* bcast: root 0's one block */
+		break;
+	}
+	s.base = 1 + (unsigned long)src * 1000003 + (unsigned long)dst * 7919;
+	s.step = 1;
+	s.elem0 = s.base + OS_ELEM0_OFF + v;
+	return s;
+}
+
+/* The blocks this rank sends and receives in one call of mode m. */
+static void os_blocks(const struct os_ctx *c, enum os_mode m, int *sent,
+		      int *recvd)
+{
+	int root = c->rank == 0;
+
+	switch (m) {
+	case OS_BCAST:
+		*sent = root;
+		*recvd = !root;
+		break;
+	case OS_REDUCE:
+		*sent = 1;
+		*recvd = root;
+		break;
+	case OS_GATHER:
+		*sent = 1;
+		*recvd = root ? c->nranks : 0;
+		break;
+	case OS_SCATTER:
+		*sent = root ? c->nranks : 0;
+		*recvd = 1;
+		break;
+	case OS_ALLGATHER:
+		*sent = 1;
+		*recvd = c->nranks;
+		break;
+	case OS_ALLTOALL:
+		*sent = *recvd = c->nranks;
+		break;
+	case OS_ALLREDUCE:
+		*sent = *recvd = 1;
+		break;
+	default:	/* ring, barrier: no blocks */
+		*sent = *recvd = 0;
+		break;
+	}
+}
+
+/* Writes every send block once per size; each iteration then rewrites
+ * only element 0 of each block. */
+static void os_coll_fill(struct os_ctx *c, enum os_mode m, long count)
+{
+	struct os_seq s;
+	int b, sent, recvd;
+	long j;
+	int *p;
+
+	os_blocks(c, m, &sent, &recvd);
+	for (b = 0; b < sent; b++) {
+		s = os_sent(c, m, b, 0);
+		p = c->out + b * count;
+		for (j = 0; j < count; j++)
+			p[j] = (int)((s.base + s.step * j) & OS_MASK);
+	}
+}
+
+static void os_coll_call(struct os_ctx *c, enum os_mode m, int count)
+{
+	switch (m) {
+	case OS_BARRIER:
+		MPI_Barrier(MPI_COMM_WORLD);
+		break;
+	case OS_BCAST:
+		MPI_Bcast(c->rank == 0 ? c->out : c->in, count, MPI_INT, 0,
+			  MPI_COMM_WORLD);
+		break;
+	case OS_REDUCE:
+		MPI_Reduce(c->out, c->in, count, MPI_INT, MPI_SUM, 0,
+			   MPI_COMM_WORLD);
+		break;
+	case OS_ALLREDUCE:
+		MPI_Allreduce(c->out, c->in, count, MPI_INT, MPI_SUM,
+			      MPI_COMM_WORLD);
+		break;
+	case OS_GATHER:
+		MPI_Gather(c->out, count, MPI_INT, c->in, count, MPI_INT, 0,
+			   MPI_COMM_WORLD);
+		break;
+	case OS_SCATTER:
+		MPI_Scatter(c->out, count, MPI_INT, c->in, count, MPI_INT, 0,
+			    MPI_COMM_WORLD);
+		break;
+	case OS_ALLGATHER:
+		MPI_Allgather(c->out, count, MPI_INT, c->in, count, MPI_INT,
+			      MPI_COMM_WORLD);
+		break;
+	case OS_ALLTOALL:
+		MPI_Alltoall(c->out, count, MPI_INT, c->in, count, MPI_INT,
+			     MPI_COMM_WORLD);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Runs iterations first .. first + n - 1 of a collective and checks
+ * every element of every result. Returns the seconds spent inside the
+ * collective when barrier is set (the OSU method), else 0.
+ */
+static double os_coll(struct os_ctx *c, enum os_mode m, long size,
+		      long first, long n, int barrier)
+{
+	long count = size / 4, i, j, v;
+	int b, sent, recvd;
+	double t0, calls = 0;
+	struct os_seq s;
+	int *p;
+
+	os_blocks(c, m, &sent, &recvd);
 	for (i = first; i < first + n; i++) {
 		v = i & 1023;
-		c->out[0] = (int)(c->rank + 1 + v);
+		for (b = 0; b < sent; b++)
+			c->out[b * count] =
+				(int)(os_sent(c, m, b, v).elem0 & OS_MASK);
 		if (barrier) {
 			t0 = MPI_Wtime();
-			MPI_Allreduce(c->out, c->in, (int)count, MPI_INT,
-				      MPI_SUM, MPI_COMM_WORLD);
+			os_coll_call(c, m, (int)count);
 			calls += MPI_Wtime() - t0;
 		} else {
-			MPI_Allreduce(c->out, c->in, (int)count, MPI_INT,
-				      MPI_SUM, MPI_COMM_WORLD);
+			os_coll_call(c, m, (int)count);
 		}
-		if (c->in[0] != base + p * v)
-			os_report(c, "allreduce sum", i, c->in[0],
-				  base + p * v);
-		for (j = 1; j < count; j++)
-			if (c->in[j] != base + p * j)
-				os_report(c, "allreduce sum", i, c->in[j],
-					  base + p * j);
+		for (b = 0; b < recvd; b++) {
+			s = os_wanted(c, m, b, v);
+			p = c->in + b * count;
+			if (p[0] != (int)(s.elem0 & OS_MASK))
+				os_report(c, os_modes[m].name, i, p[0],
+					  (long)(s.elem0 & OS_MASK));
+			for (j = 1; j < count; j++)
+				if (p[j] != (int)((s.base + s.step * j) &
+						  OS_MASK))
+					os_report(c, os_modes[m].name, i,
+						  p[j], (long)((s.base +
+						  s.step * j) & OS_MASK));
+		}
 		if (barrier)
 			MPI_Barrier(MPI_COMM_WORLD);
 	}
@@ -245,7 +509,7 @@ static struct os_times os_batch(const struct os_opts *o, struct os_ctx *c,
 	if (o->mode == OS_RING)
 		os_ring(c, size, first, n);
 	else
-		mine[1] = os_allreduce(c, size, first, n, o->barrier);
+		mine[1] = os_coll(c, o->mode, size, first, n, o->barrier);
 	mine[0] = MPI_Wtime() - t0;
 	MPI_Allreduce(&mine[0], &t.wall, 1, MPI_DOUBLE, MPI_MAX,
 		      MPI_COMM_WORLD);
@@ -266,6 +530,8 @@ static double os_measure(const struct os_opts *o, struct os_ctx *c,
 	long k = 1, done = 0, n;
 	double per;
 
+	if (o->mode != OS_RING)
+		os_coll_fill(c, o->mode, size / 4);
 	/* Warm-up: doubling batches, each timed, until one is long enough
 	 * to estimate an iteration's cost. */
 	for (;;) {
@@ -300,20 +566,24 @@ static void os_sweep(const struct os_opts *o, struct os_ctx *c)
 {
 	double us;
 	long size;
+	int k;
 
 	if (c->rank == 0)
-		printf("# oversub %s, %d ranks, size in bytes, %s\n",
-		       o->mode == OS_RING ? "ring" : "allreduce", c->nranks,
-		       o->mode == OS_RING ?
-		       "us per full lap (blocking Send/Recv, n hops)" :
-		       o->barrier ?
-		       "us per MPI_Allreduce (MPI_INT, MPI_SUM), barrier after "
-		       "each, mean over ranks" :
-		       "us per MPI_Allreduce (MPI_INT, MPI_SUM), back to back, "
-		       "slowest rank");
-	for (size = o->min;; size = size ? size * 2 : 1) {
-		if (size > o->max)
-			size = o->max;
+		printf("# oversub %s, %d ranks, size in bytes, %s%s\n",
+		       os_modes[o->mode].name, c->nranks,
+		       os_modes[o->mode].what,
+		       o->mode == OS_RING ? "" : o->barrier ?
+		       ", barrier after each, mean over ranks" :
+		       ", back to back, slowest rank");
+	/* A barrier carries no data: one measurement, whatever -m says. */
+	if (o->mode == OS_BARRIER) {
+		us = os_measure(o, c, 0);
+		if (c->rank == 0)
+			printf("0,%.3f\n", us);
+		return;
+	}
+	for (k = 0; k < o->nsizes; k++) {
+		size = o->sizes[k];
 		if (!os_size_ok(o, size)) {
 			if (c->rank == 0)
 				printf("# size %ld skipped\n", size);
@@ -324,8 +594,6 @@ static void os_sweep(const struct os_opts *o, struct os_ctx *c)
 		}
 		if (c->rank == 0)
 			fflush(stdout);
-		if (size == o->max)
-			break;
 	}
 }
 
@@ -355,15 +623,17 @@ int main(int argc, char **argv)
 	/* Written once, so that no page fault lands in a timed loop. */
 	bytes = o.max > 4 ? (size_t)o.max : 4;
 	c.msg = malloc(bytes);
+	if (os_modes[o.mode].blocks)
+		bytes *= (size_t)c.nranks;
 	c.in = malloc(bytes);
 	c.out = malloc(bytes);
 	if (!c.msg || !c.in || !c.out) {
-		fprintf(stderr, "oversub: rank %d: cannot allocate 3 x %zu "
+		fprintf(stderr, "oversub: rank %d: cannot allocate buffers of %zu "
 			"bytes\n", c.rank, bytes);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 		return 1;
 	}
-	memset(c.msg, OS_FILL, bytes);
+	memset(c.msg, OS_FILL, o.max > 4 ? (size_t)o.max : 4);
 	memset(c.in, 0, bytes);
 	memset(c.out, 0, bytes);
 
