@@ -87,7 +87,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	if (!r->m.done) {
-		mtmi_progress();
+		mtmi_poll();
 		if (!r->m.done) {
 			*flag = 0;
 			return MPI_SUCCESS;
@@ -118,7 +118,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	if (!r->m.done)
-		mtmi_progress();
+		mtmi_poll();
 	*flag = r->m.done;
 	if (!*flag)
 		return MPI_SUCCESS;
@@ -243,7 +243,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
 		return err;
 	if (ERRCHK && !flag)
 		return michi_err_null(NULL, "MPI_Testall", "flag");
-	mtmi_progress();
+	mtmi_poll();
 	*flag = sweep_all(count, array_of_requests, array_of_statuses, &nfail, &fc,
 			  "MPI_Testall") == 0;
 	if (nfail)
@@ -308,7 +308,7 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 		return michi_err_null(NULL, "MPI_Testany", !index ? "index" : "flag");
 	i = find_done(count, array_of_requests);
 	if (i == -1) {
-		mtmi_progress();
+		mtmi_poll();
 		i = find_done(count, array_of_requests);
 	}
 	if (i == -1) {
@@ -367,7 +367,7 @@ static int some(int incount, MPI_Request reqs[], int *outcount, int indices[],
 	if (ERRCHK && (!outcount || (incount > 0 && !indices)))
 		return michi_err_null(NULL, fname, !outcount ? "outcount" : "array_of_indices");
 	if (!wait)
-		mtmi_progress();
+		mtmi_poll();
 	while ((n = sweep_some(incount, reqs, indices, statuses, &nfail, &fc, fname)) == 0 && wait)
 		mtmi_idle(&spins);
 	*outcount = n;

@@ -145,6 +145,15 @@ int mtmi_progress(void)
 	return n;
 }
 
+int mtmi_poll(void)
+{
+	int n = mtmi_progress();
+
+	if (n == 0 && unlikely(michi_wait.oversubscribed))
+		sched_yield();
+	return n;
+}
+
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

@@ -127,6 +127,12 @@ michi_status_t mtmi_cancel(struct mtmi_req *r);
 /* Poll the devices once, then run deferred work; returns events handled
  * (>= 0), <0 fatal. */
 int mtmi_progress(void);
+/* The same for calls that poll and may return empty-handed (MPI_Test,
+ * MPI_Iprobe...): when nothing happened and the host's ranks outnumber
+ * its cores, the core goes to another rank (sched_yield), as a waiting
+ * rank's would, so a loop of such calls does not starve the ranks it
+ * waits for. */
+int mtmi_poll(void);
 
 /*
  * Work deferred to progress: when set, mtmi_progress() calls it after

@@ -671,7 +671,7 @@ michi_status_t mtmi_iprobe(int peer, int src_rank, int tag, uint32_t ctx,
 			   int *flag, int *source_out, int *tag_out, size_t *len_out)
 {
 	struct mtmi_msg *m;
-	int n = mtmi_progress();
+	int n = mtmi_poll();
 
 	if (n < 0)
 		return n;
