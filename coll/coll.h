@@ -106,17 +106,34 @@ struct coll_sched;
 
 /* Dissemination barrier: ceil(log2 n) rounds of zero-byte messages. */
 int coll_build_barrier_dissem(struct coll_sched *s);
+/* Flat barrier through rank 0, for a few ranks of one host; its halves:
+ * every rank signals rank 0 (fan in), rank 0 answers every rank (fan
+ * out). */
+int coll_build_barrier_flat(struct coll_sched *s);
+int coll_fan_in(struct coll_sched *s);
+int coll_fan_out(struct coll_sched *s);
 
 /* Binomial-tree broadcast of len bytes from root. */
 int coll_build_bcast_binomial(struct coll_sched *s, void *buf, size_t len, int root);
 /* Scatter then ring allgather (van de Geijn), for large broadcasts. */
 int coll_build_bcast_scatter_ag(struct coll_sched *s, void *buf, size_t len, int root);
+/* Pipelined chain from the root in rank order, segment by segment
+ * (the segment size is a tunable), for large broadcasts on a few ranks. */
+int coll_build_bcast_chain(struct coll_sched *s, void *buf, size_t len, int root);
 
 /* Binomial-tree reduction to root; rbuf only matters at the root. Any op:
  * one that does not commute is reduced in rank order on a tree rooted at
  * rank 0, whose result then goes to root. */
 int coll_build_reduce_binomial(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count,
 			       int root);
+/* Flat reduction to root in rank order (any op), for small vectors on
+ * a few ranks of one host. */
+int coll_build_reduce_flat(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count,
+			   int root);
+/* Rabenseifner: reduce-scatter by recursive halving, then a binomial
+ * gather of the blocks to the root; commutative ops, large vectors. */
+int coll_build_reduce_rabenseifner(struct coll_sched *s, const void *sbuf, void *rbuf,
+				   size_t count, int root);
 
 /* Recursive-doubling allreduce, any op (the lower rank's operand first). */
 int coll_build_allreduce_recdbl(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
@@ -131,6 +148,38 @@ int coll_build_allreduce_flat(struct coll_sched *s, const void *sbuf, void *rbuf
  * recursive doubling, for large messages and commutative ops. */
 int coll_build_allreduce_rabenseifner(struct coll_sched *s, const void *sbuf, void *rbuf,
 				      size_t count);
+/* Ring: reduce-scatter then allgather around the ring over n chunks
+ * (2(n - 1) steps), any n, commutative ops, large messages. */
+int coll_build_allreduce_ring(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
+
+/*
+ * Rabenseifner's building blocks (coll/allreduce_rabenseifner.c), for ops
+ * that commute. With p the largest power of two <= n and r = n - p, ranks
+ * are counted from `base` and the first 2r pair up; the even one of each
+ * pair hands its vector to the odd one and sits out, leaving p
+ * participants; participant v is rank coll_fold_real(v, r, base, n).
+ * coll_fold_pairs: the fold. *in is this rank's input; on a participant
+ * it becomes where the participant's vector now is: still *in, or acc
+ * (count elements) after the fold, which needs spare (as much) only when
+ * *in is acc. Returns 1 on a rank that sat out (its input sent), 0 with
+ * *vr its participant number, -1 out of memory.
+ * coll_rechalve: the reduce-scatter by recursive halving among the
+ * participants, from the vector at in (left untouched unless it is acc)
+ * into acc, cut into p blocks, block v being elements
+ * [bound[v], bound[v + 1]); after it block vr of acc holds the reduction
+ * (tmp: scratch laid out like acc).
+ * coll_even_bounds: the bounds of count cut into p nearly equal blocks,
+ * in scratch of s.
+ */
+static inline int coll_fold_real(int v, int r, int base, int n)
+{
+	return ((v < r ? 2 * v + 1 : v + r) + base) % n;
+}
+int coll_fold_pairs(struct coll_sched *s, const void **in, char *acc, char *spare, size_t count,
+		    int base, int *p, int *r, int *vr);
+int coll_rechalve(struct coll_sched *s, const void *in, char *acc, char *tmp, const size_t *bound,
+		  int p, int r, int base, int vr);
+size_t *coll_even_bounds(struct coll_sched *s, size_t count, int p);
 
 /* Linear gather(v)/scatter(v), ring allgather(v); for gather/scatter
  * `slen`/`rlen` is this rank's own message in bytes. */
@@ -164,12 +213,25 @@ int coll_build_alltoallv_pairwise(struct coll_sched *s, const void *sbuf, const 
 /* Alltoallw: the block for and from each peer, as address and bytes. */
 int coll_build_alltoallw_pairwise(struct coll_sched *s, const char *const *sbufs,
 				  const size_t *slens, char *const *rbufs, const size_t *rlens);
+/* All sends and receives posted, a batch of peers at a time (rank + i,
+ * rank - i; the batch is a tunable), for medium blocks; same arguments. */
+int coll_build_alltoallv_scattered(struct coll_sched *s, const void *sbuf, const int *scounts,
+				   const int *sdispls, size_t sucount, size_t sext, void *rbuf,
+				   const int *rcounts, const int *rdispls, size_t rucount,
+				   size_t rext);
+/* Bruck's alltoall of blen-byte blocks in ceil(log2 n) rounds, for small
+ * blocks (sbuf NULL: in place). */
+int coll_build_alltoall_bruck(struct coll_sched *s, const void *sbuf, void *rbuf, size_t blen);
 
 /* Reduce-scatter: block i (counts[i] elements) of the reduction goes to
  * rank i. Pairwise for commutative ops; in rank order otherwise
  * (a binomial reduce to rank 0, then a linear scatter). */
 int coll_build_reduce_scatter_pairwise(struct coll_sched *s, const void *sbuf, void *rbuf,
 				       const int *counts, size_t ucount);
+/* Recursive halving (ranks beyond a power of two folded in), for
+ * commutative ops and small to medium vectors. */
+int coll_build_reduce_scatter_rechalving(struct coll_sched *s, const void *sbuf, void *rbuf,
+					 const int *counts, size_t ucount);
 
 /* Recursive-doubling inclusive and exclusive scan, any op. */
 int coll_build_scan_recdbl(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count,

@@ -160,10 +160,24 @@ static void query_of(const struct coll_sched *s, struct coll_query *q, size_t by
 
 /* ---- barrier --------------------------------------------------------------- */
 
-FORCE_TUNABLE(barrier, "coll_barrier_algorithm", "hierarchical, dissemination");
+/* The flat algorithms through one rank, for a few ranks of one host:
+ * each rank runs once per call, which is what counts when ranks
+ * outnumber the cores (see coll/allreduce_flat.c). The flat barrier took
+ * 5.5 against 7.0 us at 4 ranks on 2 cores, 12.5 against 24.8 at 8. */
+static int flat_ranks = 8;
+MICHI_TUNABLE(flat_ranks, "coll_flat_ranks", MICHI_T_INT, "8", MICHI_LEVEL_TUNER,
+	      "most ranks (from 3) for which a barrier on one host goes flat through "
+	      "rank 0 (auto; 0: never)");
+static size_t flat_bytes = 256;
+MICHI_TUNABLE(flat_bytes, "coll_allreduce_flat_bytes", MICHI_T_SIZE, "256", MICHI_LEVEL_TUNER,
+	      "largest reduce or allreduce (bytes) that may go flat through one rank (auto)");
+
+FORCE_TUNABLE(barrier, "coll_barrier_algorithm", "hierarchical, flat, dissemination");
 static const struct coll_algo barrier_rows[] = {
 	{ "hierarchical", NEED_HOSTS, 0, 0, NULL, NULL, NULL,
 	  { .barrier = coll_build_barrier_hier } },
+	{ "flat", 0, AUTO_ONE_HOST, 3, &flat_ranks, NULL, NULL,
+	  { .barrier = coll_build_barrier_flat } },
 	{ "dissemination", 0, 0, 0, NULL, NULL, NULL, { .barrier = coll_build_barrier_dissem } },
 };
 TABLE(barrier, "BARRIER", barrier_rows);
@@ -183,11 +197,14 @@ int coll_build_barrier(struct coll_sched *s)
 static size_t bcast_long = 128 * 1024;
 MICHI_TUNABLE(bcast_long, "coll_bcast_long_bytes", MICHI_T_SIZE, "131072", MICHI_LEVEL_TUNER,
 	      "smallest broadcast (bytes) that goes as a scatter and a ring allgather (auto)");
-FORCE_TUNABLE(bcast, "coll_bcast_algorithm", "hierarchical, scatter_allgather, binomial");
+FORCE_TUNABLE(bcast, "coll_bcast_algorithm",
+	      "hierarchical, scatter_allgather, chain, binomial");
 static const struct coll_algo bcast_rows[] = {
 	{ "hierarchical", NEED_HOSTS, 0, 0, NULL, NULL, NULL, { .bcast = coll_build_bcast_hier } },
 	{ "scatter_allgather", 0, 0, 3, NULL, &bcast_long, NULL,
 	  { .bcast = coll_build_bcast_scatter_ag } },
+	/* forced only: on one host it never beat the binomial tree */
+	{ "chain", 0, AUTO_NEVER, 0, NULL, NULL, NULL, { .bcast = coll_build_bcast_chain } },
 	{ "binomial", 0, 0, 0, NULL, NULL, NULL, { .bcast = coll_build_bcast_binomial } },
 };
 TABLE(bcast, "BCAST", bcast_rows);
@@ -204,10 +221,25 @@ int coll_build_bcast(struct coll_sched *s, void *buf, size_t len, int root)
 
 /* ---- reduce: bytes of the vector --------------------------------------------- */
 
-FORCE_TUNABLE(reduce, "coll_reduce_algorithm", "hierarchical, binomial");
+/* Rabenseifner's reduce takes more rounds and messages than the binomial
+ * tree and wins by spreading the reductions over the ranks: on 2 to 8
+ * ranks sharing 2 cores it won from 4 MiB (by 1.1 to 2.5 times), was even
+ * at 1 to 2 MiB and lost below. MPICH takes it from 2 KiB. */
+static size_t reduce_long = 4 << 20;
+MICHI_TUNABLE(reduce_long, "coll_reduce_long_bytes", MICHI_T_SIZE, "4194304",
+	      MICHI_LEVEL_TUNER, "smallest reduce (bytes) of a commutative op that goes as a "
+	      "reduce-scatter and a gather (Rabenseifner, auto)");
+FORCE_TUNABLE(reduce, "coll_reduce_algorithm", "hierarchical, flat, rabenseifner, binomial");
 static const struct coll_algo reduce_rows[] = {
 	{ "hierarchical", NEED_HOSTS | NEED_COMMUTE, 0, 0, NULL, NULL, NULL,
 	  { .reduce = coll_build_reduce_hier } },
+	/* forced only: at 4 and 8 ranks of one host the binomial tree was
+	 * faster (2.8 against 4.2 us at 8 B on 4 ranks); flat pays off in
+	 * allreduce, which it serves */
+	{ "flat", 0, AUTO_NEVER, 3, &flat_ranks, NULL, &flat_bytes,
+	  { .reduce = coll_build_reduce_flat } },
+	{ "rabenseifner", NEED_COMMUTE | NEED_COUNT_N, 0, 0, NULL, &reduce_long, NULL,
+	  { .reduce = coll_build_reduce_rabenseifner } },
 	{ "binomial", 0, 0, 0, NULL, NULL, NULL, { .reduce = coll_build_reduce_binomial } },
 };
 TABLE(reduce, "REDUCE", reduce_rows);
@@ -222,26 +254,27 @@ int coll_build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t
 
 /* ---- allreduce: bytes of the vector ------------------------------------------ */
 
-static int flat_ranks = 8;
-MICHI_TUNABLE(flat_ranks, "coll_allreduce_flat_ranks", MICHI_T_INT, "8", MICHI_LEVEL_TUNER,
-	      "most ranks (from 5) for which a small allreduce on one host goes flat through "
-	      "rank 0 (auto; 0: never)");
-static size_t flat_bytes = 256;
-MICHI_TUNABLE(flat_bytes, "coll_allreduce_flat_bytes", MICHI_T_SIZE, "256", MICHI_LEVEL_TUNER,
-	      "largest allreduce (bytes) that may go flat through rank 0 (auto)");
+static int allreduce_flat_ranks = 8;
+MICHI_TUNABLE(allreduce_flat_ranks, "coll_allreduce_flat_ranks", MICHI_T_INT, "8",
+	      MICHI_LEVEL_TUNER, "most ranks (from 5) for which a small allreduce on one host "
+	      "goes flat through rank 0 (auto; 0: never)");
 static size_t allreduce_long = 64 * 1024;
 MICHI_TUNABLE(allreduce_long, "coll_allreduce_long_bytes", MICHI_T_SIZE, "65536",
 	      MICHI_LEVEL_TUNER, "smallest allreduce (bytes) of a commutative op that goes as "
 	      "a reduce-scatter and an allgather (Rabenseifner, auto)");
 FORCE_TUNABLE(allreduce, "coll_allreduce_algorithm",
-	      "hierarchical, flat, rabenseifner, recursive_doubling");
+	      "hierarchical, flat, rabenseifner, ring, recursive_doubling");
 static const struct coll_algo allreduce_rows[] = {
 	{ "hierarchical", NEED_HOSTS | NEED_COMMUTE, 0, 0, NULL, NULL, NULL,
 	  { .allreduce = coll_build_allreduce_hier } },
-	{ "flat", 0, AUTO_ONE_HOST, 5, &flat_ranks, NULL, &flat_bytes,
+	{ "flat", 0, AUTO_ONE_HOST, 5, &allreduce_flat_ranks, NULL, &flat_bytes,
 	  { .allreduce = coll_build_allreduce_flat } },
 	{ "rabenseifner", NEED_COMMUTE | NEED_COUNT_N, 0, 0, NULL, &allreduce_long, NULL,
 	  { .allreduce = coll_build_allreduce_rabenseifner } },
+	/* forced only: on one host it beat Rabenseifner's at some sizes and
+	 * lost at others */
+	{ "ring", NEED_COMMUTE | NEED_COUNT_N, AUTO_NEVER, 0, NULL, NULL, NULL,
+	  { .allreduce = coll_build_allreduce_ring } },
 	{ "recursive_doubling", 0, 0, 0, NULL, NULL, NULL,
 	  { .allreduce = coll_build_allreduce_recdbl } },
 };
@@ -378,10 +411,48 @@ int coll_build_allgather(struct coll_sched *s, const void *sbuf, size_t slen, vo
 						       ucount, extent);
 }
 
-/* ---- alltoall: bytes of one block ------------------------------------------- */
+/* ---- alltoall: bytes of one block (0 for the v forms) ------------------------- */
 
-FORCE_TUNABLE(alltoall, "coll_alltoall_algorithm", "pairwise");
+/* Bruck from 8 ranks up to 256-byte blocks as in MPICH (at 8 and 12
+ * ranks it was as fast as scattered or a little faster there); scattered
+ * beat pairwise by 1.1 to 2 times from 8 bytes to 128 KiB at 4 and 8
+ * ranks (MPICH stops at 32 KiB); from 256 KiB the two were even, and
+ * pairwise, which MPICH and Open MPI find kinder to a network, stays. */
+
+static size_t alltoall_short = 256;
+MICHI_TUNABLE(alltoall_short, "coll_alltoall_short_bytes", MICHI_T_SIZE, "256",
+	      MICHI_LEVEL_TUNER, "largest alltoall block (bytes) that goes in log2(n) rounds "
+	      "(Bruck, auto, from 8 ranks)");
+static size_t alltoall_long = 128 * 1024;
+MICHI_TUNABLE(alltoall_long, "coll_alltoall_long_bytes", MICHI_T_SIZE, "131072",
+	      MICHI_LEVEL_TUNER, "largest alltoall block (bytes) whose messages are posted a "
+	      "batch of peers at a time (scattered, auto; the v forms always); larger blocks "
+	      "go to one peer per step (pairwise)");
+
+/* Bruck takes the blocks' length; the type signatures fix it alike on
+ * every rank. */
+static int alltoall_bruck(struct coll_sched *s, const void *sbuf, const int *scounts,
+			  const int *sdispls, size_t sucount, size_t sext, void *rbuf,
+			  const int *rcounts, const int *rdispls, size_t rucount, size_t rext)
+{
+	(void)scounts;
+	(void)sdispls;
+	(void)rcounts;
+	(void)rdispls;
+	if (sbuf && sucount * sext != rucount * rext) {
+		s->error = michi_err(MICHI_ERR_TRUNCATE, "alltoall block to self has %zu bytes, "
+				     "expected %zu", sucount * sext, rucount * rext);
+		return -1;
+	}
+	return coll_build_alltoall_bruck(s, sbuf, rbuf, rucount * rext);
+}
+
+FORCE_TUNABLE(alltoall, "coll_alltoall_algorithm", "bruck, scattered, pairwise");
 static const struct coll_algo alltoall_rows[] = {
+	{ "bruck", NEED_UNIFORM, 0, 8, NULL, NULL, &alltoall_short,
+	  { .alltoall = alltoall_bruck } },
+	{ "scattered", 0, 0, 0, NULL, NULL, &alltoall_long,
+	  { .alltoall = coll_build_alltoallv_scattered } },
 	{ "pairwise", 0, 0, 0, NULL, NULL, NULL, { .alltoall = coll_build_alltoallv_pairwise } },
 };
 TABLE(alltoall, "ALLTOALL", alltoall_rows);
@@ -399,8 +470,20 @@ int coll_build_alltoall(struct coll_sched *s, const void *sbuf, const int *scoun
 
 /* ---- reduce-scatter: bytes of the whole vector --------------------------------- */
 
-FORCE_TUNABLE(reduce_scatter, "coll_reduce_scatter_algorithm", "pairwise");
+/* Recursive halving won up to 32 KiB at 4, 6 and 8 ranks (by 1.1 to 1.9
+ * times); at 64 KiB, where its first messages leave the shm eager range,
+ * it lost by up to 1.9 times, and above neither won throughout (MPICH
+ * switches at 512 KiB). */
+
+static size_t reduce_scatter_short = 32 * 1024;
+MICHI_TUNABLE(reduce_scatter_short, "coll_reduce_scatter_short_bytes", MICHI_T_SIZE, "32768",
+	      MICHI_LEVEL_TUNER, "largest reduce-scatter (bytes of the whole vector) of a "
+	      "commutative op that goes by recursive halving (auto) instead of pairwise");
+FORCE_TUNABLE(reduce_scatter, "coll_reduce_scatter_algorithm",
+	      "recursive_halving, pairwise");
 static const struct coll_algo reduce_scatter_rows[] = {
+	{ "recursive_halving", NEED_COMMUTE, 0, 0, NULL, NULL, &reduce_scatter_short,
+	  { .reduce_scatter = coll_build_reduce_scatter_rechalving } },
 	{ "pairwise", 0, 0, 0, NULL, NULL, NULL,
 	  { .reduce_scatter = coll_build_reduce_scatter_pairwise } },
 };
