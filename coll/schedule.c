@@ -44,6 +44,7 @@ struct coll_sched *coll_sched_new(const struct coll_comm *c, int tag, const stru
 	s->looping = 0;
 	s->error = MICHI_OK;
 	s->tmps = NULL;
+	s->inl_used = 0;
 	s->next_ready = NULL;
 	s->done = NULL;
 	s->peers_copy = NULL;
@@ -223,8 +224,16 @@ int coll_sched_hosts(struct coll_sched *s)
 
 void *coll_sched_tmp(struct coll_sched *s, size_t len)
 {
-	struct coll_tmp *t = malloc(sizeof(*t) + (len ? len : 1));
+	size_t words = (len + sizeof(max_align_t) - 1) / sizeof(max_align_t);
+	struct coll_tmp *t;
 
+	if (words * sizeof(max_align_t) <= sizeof(s->inl) - s->inl_used) {
+		void *p = (char *)s->inl + s->inl_used;
+
+		s->inl_used += words * sizeof(max_align_t);
+		return p;
+	}
+	t = malloc(sizeof(*t) + (len ? len : 1));
 	if (!t) {
 		if (s->error >= 0)
 			s->error = michi_err(MICHI_ERR_NOMEM, "no memory for %zu bytes of a "

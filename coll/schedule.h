@@ -22,6 +22,8 @@
 #ifndef MICHI_COLL_SCHEDULE_H
 #define MICHI_COLL_SCHEDULE_H
 
+#include <stddef.h>
+
 #include "coll.h"
 #include "mtmi.h"
 
@@ -53,6 +55,8 @@ struct coll_step {
 	struct mtmi_req m;
 };
 
+#define COLL_SCHED_INLINE 512   /* bytes of scratch inside a schedule */
+
 struct coll_sched {
 	struct coll_comm c;    /* the view steps are being added for */
 	struct coll_comm alt;  /* the other one (intercommunicators: the
@@ -70,6 +74,9 @@ struct coll_sched {
 	michi_status_t error;
 	struct coll_step *steps;
 	struct coll_tmp *tmps; /* scratch the schedule frees */
+	size_t inl_used;       /* small scratch comes from inl first: no
+				* allocation for a small collective */
+	max_align_t inl[COLL_SCHED_INLINE / sizeof(max_align_t)];
 	struct coll_sched *next_ready;
 	struct mtmi_req *done; /* completed when the schedule ends */
 	int *peers_copy;       /* nonblocking: the communicator may be freed */

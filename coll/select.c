@@ -78,7 +78,8 @@ struct coll_algo {
 struct coll_table {
 	const char *coll;      /* for the warning */
 	const char *const *force;   /* the tunable's value */
-	int warned;
+	const char *seen;      /* the value `forced` was found for */
+	int forced;            /* its row, or -1 (auto or unknown) */
 	int nrows;
 	const struct coll_algo *rows;
 };
@@ -114,23 +115,34 @@ static int wanted(const struct coll_algo *a, const struct coll_query *q)
 	return 1;
 }
 
-static const struct coll_algo *choose(struct coll_table *t, const struct coll_query *q)
+/* The row the tunable forces, or -1: looked up when its value changes
+ * (an MPI_T write may change it), with one warning for a name no row
+ * has. */
+static int forced_row(struct coll_table *t)
 {
 	const char *f = *t->force;
 	int i;
 
-	if (f && *f && strcmp(f, "auto")) {
-		for (i = 0; i < t->nrows; i++)
-			if (!strcmp(f, t->rows[i].name))
-				break;
-		if (i < t->nrows && meets(&t->rows[i], q))
-			goto out;
-		if (i == t->nrows && !t->warned) {
-			t->warned = 1;
-			michi_warn("MICHI_COLL_%s_ALGORITHM=%s: no such algorithm; choosing "
-				   "automatically (michi_info --params lists the names)", t->coll, f);
-		}
-	}
+	if (likely(f == t->seen))
+		return t->forced;
+	t->seen = f;
+	t->forced = -1;
+	if (!f || !*f || !strcmp(f, "auto"))
+		return -1;
+	for (i = 0; i < t->nrows; i++)
+		if (!strcmp(f, t->rows[i].name))
+			return t->forced = i;
+	michi_warn("MICHI_COLL_%s_ALGORITHM=%s: no such algorithm; choosing automatically "
+		   "(michi_info --params lists the names)", t->coll, f);
+	return -1;
+}
+
+static const struct coll_algo *choose(struct coll_table *t, const struct coll_query *q)
+{
+	int i = forced_row(t);
+
+	if (i >= 0 && meets(&t->rows[i], q))
+		goto out;
 	for (i = 0; i < t->nrows - 1; i++)
 		if (meets(&t->rows[i], q) && wanted(&t->rows[i], q))
 			break;
@@ -152,7 +164,7 @@ static void query_of(const struct coll_sched *s, struct coll_query *q, size_t by
 }
 
 #define TABLE(var, name, rows_) \
-	static struct coll_table var = { name, &var##_force, 0, \
+	static struct coll_table var = { name, &var##_force, NULL, -1, \
 					 (int)(sizeof(rows_) / sizeof((rows_)[0])), rows_ }
 
 #define FORCE_TUNABLE(var, tname, list) \
