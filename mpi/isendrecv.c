@@ -139,14 +139,14 @@ err:
 	return michi_start_error(c, st, fname);
 }
 
-static int nomem(struct michi_comm *c, struct pair *p, const char *fname)
+/* A pair that was never posted goes, with its request and send staging;
+ * returns err. */
+static int pair_drop_new(struct pair *p, int err)
 {
-	if (p) {
-		free(p->stmp);
-		michi_req_free(p->r);
-		free(p);
-	}
-	return michi_err_nomem(c, fname);
+	free(p->stmp);
+	michi_req_free(p->r);
+	free(p);
+	return err;
 }
 
 static struct pair *pair_new(void)
@@ -210,27 +210,20 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
 	if (ERRCHK && !request)
 		return michi_err_null(c, fname, "request");
 	if (!(p = pair_new()))
-		return nomem(c, NULL, fname);
+		return michi_err_nomem(c, fname);
 	if (michi_dt_builtin_valid(sendtype)) {
 		sbytes = michi_dt_bytes(sendtype, sendcount);
 	} else {
 		struct michi_stage s;
 
-		if ((err = michi_dt_stage(c, fname, (void *)sendbuf, sendcount, sendtype, 1, &s))) {
-			michi_req_free(p->r);
-			free(p);
-			return err;
-		}
+		if ((err = michi_dt_stage(c, fname, (void *)sendbuf, sendcount, sendtype, 1, &s)))
+			return pair_drop_new(p, err);
 		sptr = s.ptr;
 		sbytes = s.bytes;
 		p->stmp = s.tmp;
 	}
-	if ((err = recv_side(c, p, recvbuf, recvcount, recvtype, &rptr, &rbytes, fname))) {
-		free(p->stmp);
-		michi_req_free(p->r);
-		free(p);
-		return err;
-	}
+	if ((err = recv_side(c, p, recvbuf, recvcount, recvtype, &rptr, &rbytes, fname)))
+		return pair_drop_new(p, err);
 	return pair_post(c, p, sptr, sbytes, dest, sendtag, rptr, rbytes, source, recvtag,
 			 request, fname);
 }
@@ -255,23 +248,19 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest
 	if (ERRCHK && !request)
 		return michi_err_null(c, fname, "request");
 	if (!(p = pair_new()))
-		return nomem(c, NULL, fname);
+		return michi_err_nomem(c, fname);
 	/* the send reads a packed copy, taken now */
 	sbytes = dest == MPI_PROC_NULL ? 0 : michi_dt_packed(datatype, count);
 	if (dest != MPI_PROC_NULL) {
 		if (!(p->stmp = malloc(sbytes ? sbytes : 1)))
-			return nomem(c, p, fname);
+			return pair_drop_new(p, michi_err_nomem(c, fname));
 		if (michi_dt_builtin_valid(datatype))
 			memcpy(p->stmp, buf, sbytes);
 		else
 			michi_dt_pack(buf, count, datatype, 0, p->stmp, sbytes);
 	}
-	if ((err = recv_side(c, p, buf, count, datatype, &rptr, &rbytes, fname))) {
-		free(p->stmp);
-		michi_req_free(p->r);
-		free(p);
-		return err;
-	}
+	if ((err = recv_side(c, p, buf, count, datatype, &rptr, &rbytes, fname)))
+		return pair_drop_new(p, err);
 	return pair_post(c, p, p->stmp, sbytes, dest, sendtag, rptr, rbytes, source, recvtag,
 			 request, fname);
 }
