@@ -8,6 +8,9 @@
  * sizes, a short message into a larger type (MPI_Get_elements), MPI_PACKED
  * against typed data, pair types against an equal struct, a type freed
  * while a receive with it is pending, and an uncommitted type refused.
+ * Large MPI_Pack and MPI_Unpack calls (which stream their output past
+ * the cache, mpi/dtype_pack.c) are checked byte by byte for blocks of
+ * odd and even lengths at odd addresses.
  */
 #include "mtest.h"
 
@@ -616,12 +619,71 @@ static void coll_checks(void)
 	MPI_Type_free(&c3);
 }
 
+/* MPI_Pack and MPI_Unpack of hvectors over 3 MiB of bytes: blocks of
+ * each length at gaps of the same length, the typed side and the packed
+ * side both at odd offsets; the packed bytes, the unpacked ones and the
+ * untouched gaps are all checked. */
+static void large_pack_checks(void)
+{
+	static const int lens[] = { 1, 3, 8, 24, 64, 100, 256, 1000, 4096, 65536 + 7 };
+	const size_t span = 3 << 20;
+	unsigned char *typed = malloc(span + 64), *packed = malloc(span + 64);
+	unsigned char *back = malloc(span + 64);
+	size_t i, k, b;
+
+	if (!typed || !packed || !back)
+		mtest_error("large pack: no memory");
+	for (i = 0; i < span + 64; i++)
+		typed[i] = (unsigned char)(i * 7 + i / 251);
+	for (k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		int len = lens[k], n = (int)(span / (2 * (size_t)len)), pos = 3, psize, bad = 0;
+		MPI_Datatype t;
+
+		MPI_Type_create_hvector(n, len, 2 * (MPI_Aint)len, MPI_BYTE, &t);
+		MPI_Type_commit(&t);
+		MPI_Pack_size(1, t, MPI_COMM_WORLD, &psize);
+		if (psize < n * len)
+			mtest_error("large pack %d: pack size %d < %d", len, psize, n * len);
+		MPI_Pack(typed + 5, 1, t, packed, (int)span + 64, &pos, MPI_COMM_WORLD);
+		if (pos != 3 + n * len)
+			mtest_error("large pack %d: position %d, expected %d", len, pos, 3 + n * len);
+		for (b = 0; b < (size_t)n * (size_t)len && bad < 5; b++)
+			if (packed[3 + b] != typed[5 + b / (size_t)len * 2 * (size_t)len +
+						      b % (size_t)len]) {
+				mtest_error("large pack %d: packed byte %zu wrong", len, b);
+				bad++;
+			}
+		memset(back, 0xee, span + 64);
+		pos = 3;
+		MPI_Unpack(packed, (int)span + 64, &pos, back + 1, 1, t, MPI_COMM_WORLD);
+		if (pos != 3 + n * len)
+			mtest_error("large unpack %d: position %d", len, pos);
+		for (b = 0; b < (size_t)n * 2 * (size_t)len && bad < 10; b++) {
+			int in_block = b % (2 * (size_t)len) < (size_t)len;
+			unsigned char want = in_block ? typed[5 + b] : 0xee;
+
+			if (back[1 + b] != want) {
+				mtest_error("large unpack %d: byte %zu is %u, expected %u%s", len, b,
+					    back[1 + b], want, in_block ? "" : " (a gap)");
+				bad++;
+			}
+		}
+		if (back[0] != 0xee)
+			mtest_error("large unpack %d: wrote before the buffer", len);
+		MPI_Type_free(&t);
+	}
+	free(typed);
+	free(packed);
+	free(back);
+}
+
 int main(int argc, char **argv)
 {
 	mtest_init(&argc, &argv);
 	local_checks();
 	darray_checks();
 	ext32_checks();
+	large_pack_checks();
 	coll_checks();
 	if (mtest_size >= 2 && mtest_rank < 2)
 		transfers();
