@@ -25,6 +25,7 @@ struct michi_dt_info {
 	int contig;
 	const struct michi_dt_run *runs;
 	size_t nruns;
+	const int32_t *blocks;        /* NULL, or the runs as gap and length */
 	struct michi_dt_run own[2];   /* runs of a predefined type */
 };
 

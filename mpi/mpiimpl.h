@@ -223,6 +223,11 @@ struct michi_dtype {
 	uint8_t has_lb, has_ub;       /* sticky MPI_LB/MPI_UB or resized bounds */
 	uint8_t predef;               /* MPI_Type_create_f90_*: not to be freed */
 	uint8_t combiner;             /* MPI_COMBINER_* (all below 256) */
+	uint8_t blocked;              /* committed, of many one-block runs: after
+				       * the runs, per run its gap from the last
+				       * one's end and its length as int32 pairs
+				       * (michi_dt_blocks; mpi/dtype_pack.c walks
+				       * 8 bytes a block, not a 40-byte run) */
 	int ni, na, nc, nd;           /* get_envelope (nc: large counts, from
 				       * the MPI-4.0 _c constructors) */
 	int *ints;                    /* get_contents: one block for all four,
@@ -233,6 +238,11 @@ struct michi_dtype {
 	char name[MPI_MAX_OBJECT_NAME];
 };
 _Static_assert(sizeof(struct michi_dtype) <= 256, "datatype fits its slab object");
+
+static inline const int32_t *michi_dt_blocks(const struct michi_dtype *t)
+{
+	return t->blocked ? (const int32_t *)(const void *)(t->runs + t->nruns) : NULL;
+}
 
 static inline MPI_Count *michi_dt_counts(const struct michi_dtype *t)
 {
