@@ -101,6 +101,7 @@ MICHI_TUNABLE(dt_stream_bytes, "dt_stream_bytes", MICHI_T_SIZE, "1m", MICHI_LEVE
 	      "(0: never)");
 
 #define STREAM_AHEAD 2048   /* bytes of typed blocks prefetched ahead */
+#define STREAM_HEAD 512     /* bytes prefetched of each such block */
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -178,7 +179,8 @@ static void run_stream(char *typed, MPI_Aint stride, size_t len, MPI_Count count
 		if (j + ahead < count) {
 			p = typed + ahead * stride;
 			if (len >= 64) {
-				prefetch_block(p, len);
+				/* the hardware follows a block once started */
+				prefetch_block(p, len < STREAM_HEAD ? len : STREAM_HEAD);
 			} else if ((l = (uintptr_t)(p + len - 1) >> 6) != line) {
 				__builtin_prefetch(p);
 				__builtin_prefetch(p + len - 1);
