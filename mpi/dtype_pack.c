@@ -100,8 +100,8 @@ MICHI_TUNABLE(dt_stream_bytes, "dt_stream_bytes", MICHI_T_SIZE, "1m", MICHI_LEVE
 	      "packs and unpacks of at least this many bytes bypass the cache for their output "
 	      "(0: never)");
 
-#define STREAM_AHEAD 2048   /* bytes of typed blocks prefetched ahead */
-#define STREAM_HEAD 512     /* bytes prefetched of each such block */
+#define STREAM_AHEAD 4096   /* bytes of typed blocks prefetched ahead */
+#define STREAM_HEAD 4096    /* bytes prefetched of each such block */
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -133,12 +133,39 @@ static inline void copy_stream(char *d, const char *s, size_t n)
 		copy_small(d, s, n);
 }
 
+/* copy_stream for a 16-byte aligned d, with a prefetch of the next
+ * block's line at the same offset every 64 bytes (pf: that block, pn:
+ * its bytes to prefetch), spread over the copy rather than all first. */
+static inline void copy_stream_pf(char *d, const char *s, size_t n, const char *pf, size_t pn)
+{
+	size_t i;
+
+	for (i = 0; i + 64 <= n; i += 64) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
+		__m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 32));
+		__m128i e = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 48));
+
+		if (i < pn)
+			__builtin_prefetch(pf + i);
+		_mm_stream_si128((__m128i *)(void *)(d + i), a);
+		_mm_stream_si128((__m128i *)(void *)(d + i + 16), b);
+		_mm_stream_si128((__m128i *)(void *)(d + i + 32), c);
+		_mm_stream_si128((__m128i *)(void *)(d + i + 48), e);
+	}
+	if (i < n)
+		copy_stream(d + i, s + i, n - i);
+	for (; i < pn; i += 64)
+		__builtin_prefetch(pf + i);
+}
+
 static inline void stream_fence(void)
 {
 	_mm_sfence();
 }
 #else
 #define copy_stream(d, s, n) memcpy(d, s, n)
+#define copy_stream_pf(d, s, n, pf, pn) memcpy(d, s, n)
 static inline void stream_fence(void)
 {
 }
@@ -178,8 +205,13 @@ static void run_stream(char *typed, MPI_Aint stride, size_t len, MPI_Count count
 	for (j = 0; j < count; j++, typed += stride, packed += len) {
 		if (j + ahead < count) {
 			p = typed + ahead * stride;
-			if (len >= 64) {
+			if (len >= 64 && !((uintptr_t)packed & 15)) {
 				/* the hardware follows a block once started */
+				copy_stream_pf(packed, typed, len, p,
+					       len < STREAM_HEAD ? len : STREAM_HEAD);
+				continue;
+			}
+			if (len >= 64) {
 				prefetch_block(p, len < STREAM_HEAD ? len : STREAM_HEAD);
 			} else if ((l = (uintptr_t)(p + len - 1) >> 6) != line) {
 				__builtin_prefetch(p);

@@ -620,9 +620,10 @@ static void coll_checks(void)
 }
 
 /* MPI_Pack and MPI_Unpack of hvectors over 3 MiB of bytes: blocks of
- * each length at gaps of the same length, the typed side and the packed
- * side both at odd offsets; the packed bytes, the unpacked ones and the
- * untouched gaps are all checked. */
+ * each length at gaps of the same length, the typed side at an odd
+ * offset and the packed side at an odd one and at an aligned one; the
+ * packed bytes, the unpacked ones and the untouched gaps are all
+ * checked. */
 static void large_pack_checks(void)
 {
 	static const int lens[] = { 1, 3, 8, 24, 64, 100, 256, 1000, 4096, 65536 + 7 };
@@ -635,8 +636,11 @@ static void large_pack_checks(void)
 		mtest_error("large pack: no memory");
 	for (i = 0; i < span + 64; i++)
 		typed[i] = (unsigned char)(i * 7 + i / 251);
-	for (k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
-		int len = lens[k], n = (int)(span / (2 * (size_t)len)), pos = 3, psize, bad = 0;
+	for (k = 0; k < 2 * sizeof(lens) / sizeof(lens[0]); k++) {
+		/* each length with the packed side at an odd offset, then aligned */
+		int len = lens[k % (sizeof(lens) / sizeof(lens[0]))];
+		int at = k < sizeof(lens) / sizeof(lens[0]) ? 3 : 0;
+		int n = (int)(span / (2 * (size_t)len)), pos = at, psize, bad = 0;
 		MPI_Datatype t;
 
 		MPI_Type_create_hvector(n, len, 2 * (MPI_Aint)len, MPI_BYTE, &t);
@@ -645,18 +649,18 @@ static void large_pack_checks(void)
 		if (psize < n * len)
 			mtest_error("large pack %d: pack size %d < %d", len, psize, n * len);
 		MPI_Pack(typed + 5, 1, t, packed, (int)span + 64, &pos, MPI_COMM_WORLD);
-		if (pos != 3 + n * len)
-			mtest_error("large pack %d: position %d, expected %d", len, pos, 3 + n * len);
+		if (pos != at + n * len)
+			mtest_error("large pack %d: position %d, expected %d", len, pos, at + n * len);
 		for (b = 0; b < (size_t)n * (size_t)len && bad < 5; b++)
-			if (packed[3 + b] != typed[5 + b / (size_t)len * 2 * (size_t)len +
+			if (packed[at + b] != typed[5 + b / (size_t)len * 2 * (size_t)len +
 						      b % (size_t)len]) {
 				mtest_error("large pack %d: packed byte %zu wrong", len, b);
 				bad++;
 			}
 		memset(back, 0xee, span + 64);
-		pos = 3;
+		pos = at;
 		MPI_Unpack(packed, (int)span + 64, &pos, back + 1, 1, t, MPI_COMM_WORLD);
-		if (pos != 3 + n * len)
+		if (pos != at + n * len)
 			mtest_error("large unpack %d: position %d", len, pos);
 		for (b = 0; b < (size_t)n * 2 * (size_t)len && bad < 10; b++) {
 			int in_block = b % (2 * (size_t)len) < (size_t)len;
