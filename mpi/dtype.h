@@ -77,6 +77,11 @@ int michi_dt_recv_blocking(struct michi_comm *c, void *buf, MPI_Count count, MPI
  * place, or a new staging buffer tmp (packed now for a send) that the
  * caller frees (unpacking it first after a receive). Returns 0 or an MPI
  * error code (handler called). */
+/* Staging memory: large buffers on huge pages, kept for reuse
+ * (mpi/pt2pt_dt.c); michi_stage_free also takes malloc'd ones. */
+void *michi_stage_alloc(size_t n);
+void michi_stage_free(void *p);
+
 struct michi_stage {
 	void *ptr;
 	size_t bytes;

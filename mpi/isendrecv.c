@@ -43,8 +43,8 @@ static void pair_end(struct pair *p)
 	m->count = p->rm.count;
 	m->cancelled = 0;
 	m->error = p->sm.error ? p->sm.error : p->rm.error;
-	free(p->stmp);
-	free(p->rtmp);
+	michi_stage_free(p->stmp);
+	michi_stage_free(p->rtmp);
 	free(p);
 	__atomic_store_n(&m->done, 1, __ATOMIC_RELEASE);
 	if (m->on_complete)
@@ -132,8 +132,8 @@ static int pair_post(struct michi_comm *c, struct pair *p, const void *sbuf, siz
 err:
 	if (p->rtmp)
 		michi_dt_release(p->rtype);
-	free(p->stmp);
-	free(p->rtmp);
+	michi_stage_free(p->stmp);
+	michi_stage_free(p->rtmp);
 	free(p);
 	michi_req_free(r);
 	return michi_start_error(c, st, fname);
@@ -143,7 +143,7 @@ err:
  * returns err. */
 static int pair_drop_new(struct pair *p, int err)
 {
-	free(p->stmp);
+	michi_stage_free(p->stmp);
 	michi_req_free(p->r);
 	free(p);
 	return err;

@@ -867,7 +867,7 @@ static int imrecv_dt(void *buf, int count, MPI_Datatype dt, MPI_Message *message
 		     const char *fname)
 {
 	size_t bytes = michi_dt_packed(dt, count);
-	void *tmp = malloc(bytes ? bytes : 1);
+	void *tmp = michi_stage_alloc(bytes);
 	michi_status_t st;
 
 	if (!tmp)
@@ -888,7 +888,7 @@ static int imrecv_dt(void *buf, int count, MPI_Datatype dt, MPI_Message *message
 			m->on_complete = NULL;
 			michi_dt_release(dt);
 		}
-		free(tmp);
+		michi_stage_free(tmp);
 		return michi_start_error(mm->comm, st, fname);
 	}
 	if (!r) {
@@ -896,7 +896,7 @@ static int imrecv_dt(void *buf, int count, MPI_Datatype dt, MPI_Message *message
 		if (!m->done)
 			mtmi_wait(m);
 		michi_dt_unpack(tmp, m->count, buf, count, dt);
-		free(tmp);
+		michi_stage_free(tmp);
 	}
 	michi_obj_free(MICHI_KIND_MESSAGE, mm);
 	*message = MPI_MESSAGE_NULL;
