@@ -59,6 +59,24 @@ size_t michi_dt_pack(const void *buf, MPI_Count count, MPI_Datatype dt, size_t s
 		     void *out, size_t max);
 size_t michi_dt_unpack(const void *in, size_t n, void *buf, MPI_Count count, MPI_Datatype dt);
 
+/*
+ * A cursor over the packed bytes of count instances, for work done a
+ * piece at a time (a pipelined send packs, a streamed receive unpacks):
+ * michi_dt_cursor_move copies packed bytes [c->pos, upto) between packed
+ * (where the packed bytes start) and buf, and leaves c at upto. Start
+ * from a zeroed cursor.
+ */
+struct michi_dt_cursor {
+	size_t pos;        /* packed bytes done */
+	MPI_Count k;       /* instance */
+	size_t i;          /* run, or block of the compact form */
+	MPI_Count j;       /* block within the run */
+	size_t a;          /* bytes done of that block */
+	char *t;           /* compact form: block i's typed address, or NULL */
+};
+size_t michi_dt_cursor_move(void *buf, MPI_Count count, MPI_Datatype dt,
+			    struct michi_dt_cursor *c, void *packed, size_t upto, int pack);
+
 /* Predefined elements in the first `bytes` packed bytes of dt, or
  * MPI_UNDEFINED when they end inside an element; and the reverse: the
  * packed bytes of the first n elements. */

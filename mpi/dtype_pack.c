@@ -384,6 +384,141 @@ size_t michi_dt_unpack(const void *in_bytes, size_t n, void *buf, MPI_Count coun
 	return walk(buf, count, &in, 0, (char *)in_bytes, n, 0, 0);
 }
 
+/* ---- cursor ------------------------------------------------------------ */
+
+static inline void copy_dir(char *typed, char *packed, size_t n, int pack)
+{
+	if (n < 64) {
+		if (pack)
+			copy_small(packed, typed, n);
+		else
+			copy_small(typed, packed, n);
+	} else if (pack) {
+		memcpy(packed, typed, n);
+	} else {
+		memcpy(typed, packed, n);
+	}
+}
+
+/* The compact form (in->blocks) block by block, c->t at the current one.
+ * The cursor lives in locals meanwhile: the copies through char pointers
+ * would make the compiler reload it from memory after each block. */
+static void cursor_blocks(char *typed, const struct michi_dt_info *in, MPI_Aint ext,
+			  struct michi_dt_cursor *c, char *p, size_t upto, int pack)
+{
+	const int32_t *b = in->blocks;
+	size_t pos = c->pos, i = c->i, a = c->a, nb = in->nruns;
+	MPI_Count k = c->k;
+	char *t = c->t;
+
+	while (pos < upto) {
+		size_t len, m;
+
+		if (i == nb) {
+			k++;
+			i = 0;
+			t = NULL;
+		}
+		if (!t)
+			t = typed + k * ext + b[0];
+		len = (size_t)b[2 * i + 1];
+		m = len - a;
+		if (m > upto - pos)
+			m = upto - pos;
+		copy_dir(t + a, p, m, pack);
+		p += m;
+		pos += m;
+		a += m;
+		if (a < len)
+			break;
+		a = 0;
+		t += len;
+		if (++i < nb)
+			t += b[2 * i];
+	}
+	c->pos = pos;
+	c->i = i;
+	c->a = a;
+	c->k = k;
+	c->t = t;
+}
+
+size_t michi_dt_cursor_move(void *buf, MPI_Count count, MPI_Datatype dt,
+			    struct michi_dt_cursor *c, void *packed, size_t upto, int pack)
+{
+	struct michi_dt_info in;
+	size_t total, start = c->pos;
+	char *typed = buf, *p;
+	MPI_Aint ext;
+
+	if (michi_dt_info(dt, &in))
+		return 0;
+	total = (size_t)count * (size_t)in.size;
+	if (upto > total)
+		upto = total;
+	if (upto <= c->pos)
+		return 0;
+	p = (char *)packed + c->pos;
+	if (in.contig) {
+		copy_dir(typed + in.true_lb + c->pos, p, upto - c->pos, pack);
+		c->pos = upto;
+		return upto - start;
+	}
+	ext = in.ub - in.lb;
+	if (in.blocks) {
+		cursor_blocks(typed, &in, ext, c, p, upto, pack);
+		return c->pos - start;
+	}
+	while (c->pos < upto) {
+		const struct michi_dt_run *r;
+		size_t len, left = upto - c->pos, m;
+		char *blk;
+
+		if (c->i == in.nruns) {
+			c->k++;
+			c->i = 0;
+			continue;
+		}
+		r = &in.runs[c->i];
+		if (c->j == r->count) {
+			c->i++;
+			c->j = 0;
+			continue;
+		}
+		len = (size_t)r->len;
+		if (!len) {
+			c->j = r->count;
+			continue;
+		}
+		blk = typed + c->k * ext + r->off + c->j * r->stride;
+		if (c->a == 0 && len <= left) {
+			/* the whole blocks that fit, at once */
+			MPI_Count nb = r->count - c->j;
+
+			if ((size_t)nb > left / len)
+				nb = (MPI_Count)(left / len);
+			m = (size_t)nb * len;
+			run_copy(blk, r->stride, len, nb, p, pack);
+			p += m;
+			c->pos += m;
+			c->j += nb;
+			continue;
+		}
+		m = len - c->a;
+		if (m > left)
+			m = left;
+		copy_dir(blk + c->a, p, m, pack);
+		p += m;
+		c->pos += m;
+		c->a += m;
+		if (c->a == len) {
+			c->a = 0;
+			c->j++;
+		}
+	}
+	return c->pos - start;
+}
+
 /* MPI_Pack and MPI_Unpack: the whole user buffer at once, streamed when
  * large. */
 static size_t user_walk(const void *typed, MPI_Count count, MPI_Datatype dt, void *packed,

@@ -12,12 +12,27 @@
  * staged operation holds a reference on the datatype, so MPI_Type_free
  * right after MPI_Irecv is safe. The predefined types never come here:
  * the callers test michi_dt_builtin_valid first.
+ *
+ * Large sends to a peer whose device pulls (shm with CMA) are pipelined:
+ * the sender packs dt_pipeline_chunk bytes, starts a streamed rendezvous
+ * (mtmi_isend_stream) and packs the rest while the receiver pulls what
+ * is ready; a blocking receive unpacks each piece as it lands, while it
+ * is still in cache. Packing, the copy and unpacking then overlap across
+ * the two processes instead of following one another.
  */
 #include "dtype.h"
 #include "pt2pt.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>
+
+static size_t dt_pipeline_bytes = 1 << 20;
+MICHI_TUNABLE(dt_pipeline_bytes, "dt_pipeline_bytes", MICHI_T_SIZE, "1m", MICHI_LEVEL_TUNER,
+	      "smallest non-contiguous send that packs while the receiver already copies, "
+	      "over a device that pulls (0: never)");
+static size_t dt_pipeline_chunk = 256 << 10;
+MICHI_TUNABLE(dt_pipeline_chunk, "dt_pipeline_chunk", MICHI_T_SIZE, "256k", MICHI_LEVEL_TUNER,
+	      "bytes a pipelined send packs before it publishes them");
 
 /* ---- staging memory --------------------------------------------------------- */
 
@@ -118,8 +133,16 @@ void michi_stage_free(void *p)
 	live->p = NULL;
 }
 
+/* Whether a staged send of s->bytes to world rank peer is pipelined. */
+static int pipelined(const struct michi_stage *s, int peer)
+{
+	return s->tmp && dt_pipeline_bytes && s->bytes >= dt_pipeline_bytes &&
+	       mtmi_stream_able(peer, s->bytes);
+}
+
+/* peer: a send's world rank, whose pipelined send packs later; else -1. */
 static int stage_init(struct michi_comm *c, const char *fname, void *buf, MPI_Count count,
-		      MPI_Datatype dt, int send, struct michi_stage *s)
+		      MPI_Datatype dt, int send, struct michi_stage *s, int peer)
 {
 	const void *start;
 
@@ -139,16 +162,40 @@ static int stage_init(struct michi_comm *c, const char *fname, void *buf, MPI_Co
 		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname,
 				     "(count=%lld): no memory for %zu bytes of staging",
 				     (long long)count, s->bytes);
-	if (send)
-		michi_dt_pack(buf, count, dt, 0, s->tmp, s->bytes);
 	s->ptr = s->tmp;
+	if (send && (peer < 0 || !pipelined(s, peer)))
+		michi_dt_pack(buf, count, dt, 0, s->tmp, s->bytes);
 	return MPI_SUCCESS;
 }
 
 int michi_dt_stage(struct michi_comm *c, const char *fname, void *buf, MPI_Count count,
 		   MPI_Datatype dt, int send, struct michi_stage *s)
 {
-	return stage_init(c, fname, buf, count, dt, send, s);
+	return stage_init(c, fname, buf, count, dt, send, s, -1);
+}
+
+/* Start the send of s; a pipelined one packs and publishes the rest here
+ * (the receiver pulls meanwhile; a CTS from one that cannot waits for
+ * the last byte, so nothing here needs progress). */
+static michi_status_t stage_send(const struct michi_stage *s, const void *buf, MPI_Count count,
+				 MPI_Datatype dt, int peer, int src_rank, int tag, uint32_t ctx,
+				 int mode, struct mtmi_req *m)
+{
+	struct michi_dt_cursor cur = { 0 };
+	size_t chunk = dt_pipeline_chunk ? dt_pipeline_chunk : s->bytes;
+	michi_status_t st;
+
+	if (!pipelined(s, peer))
+		return mtmi_isend(s->ptr, s->bytes, peer, src_rank, tag, ctx, mode, m);
+	michi_dt_cursor_move((void *)buf, count, dt, &cur, s->tmp, chunk, 1);
+	st = mtmi_isend_stream(s->tmp, s->bytes, cur.pos, peer, src_rank, tag, ctx, mode, m);
+	if (st < 0)
+		return st;
+	while (cur.pos < s->bytes) {
+		michi_dt_cursor_move((void *)buf, count, dt, &cur, s->tmp, cur.pos + chunk, 1);
+		mtmi_stream_ready(m, cur.pos);
+	}
+	return st;
 }
 
 int michi_dt_send_blocking(struct michi_comm *c, const void *buf, MPI_Count count,
@@ -157,12 +204,12 @@ int michi_dt_send_blocking(struct michi_comm *c, const void *buf, MPI_Count coun
 	struct mtmi_req m;
 	struct michi_stage s;
 	michi_status_t st;
-	int err = stage_init(c, fname, (void *)buf, count, dt, 1, &s);
+	int err = stage_init(c, fname, (void *)buf, count, dt, 1, &s, c->peers[dest]);
 
 	if (err)
 		return err;
 	m.on_complete = NULL;
-	st = mtmi_isend(s.ptr, s.bytes, c->peers[dest], c->rank, tag, c->ctx, mode, &m);
+	st = stage_send(&s, buf, count, dt, c->peers[dest], c->rank, tag, c->ctx, mode, &m);
 	if (st == MICHI_INPROGRESS)
 		mtmi_wait(&m);
 	michi_stage_free(s.tmp);
@@ -177,7 +224,9 @@ int michi_dt_recv_blocking(struct michi_comm *c, void *buf, MPI_Count count, MPI
 	struct mtmi_req m;
 	struct michi_stage s;
 	michi_status_t st;
-	int err = stage_init(c, fname, buf, count, dt, 0, &s);
+	struct michi_dt_cursor cur = { 0 };
+	size_t seen = 0;
+	int err = stage_init(c, fname, buf, count, dt, 0, &s, -1);
 
 	if (err)
 		return err;
@@ -189,10 +238,18 @@ int michi_dt_recv_blocking(struct michi_comm *c, void *buf, MPI_Count count, MPI
 		michi_stage_free(s.tmp);
 		return michi_start_error(c, st, fname);
 	}
+	/* a streamed rendezvous lands a piece at a time: unpack each */
+	while (s.tmp && !m.done) {
+		mtmi_wait_some(&m, seen);
+		if (!m.done) {
+			seen = mtmi_recv_have(&m);
+			michi_dt_cursor_move(buf, count, dt, &cur, s.tmp, seen, 0);
+		}
+	}
 	if (!m.done)
 		mtmi_wait(&m);
 	if (s.tmp) {
-		michi_dt_unpack(s.tmp, m.count, buf, count, dt);
+		michi_dt_cursor_move(buf, count, dt, &cur, s.tmp, m.count, 0);
 		michi_stage_free(s.tmp);
 	}
 	if (status != MPI_STATUS_IGNORE)
@@ -247,7 +304,8 @@ int michi_dt_istart(struct michi_comm *c, struct michi_request *r, void *buf, MP
 {
 	struct michi_stage s;
 	michi_status_t st;
-	int err = stage_init(c, fname, buf, count, dt, send, &s);
+	int err = stage_init(c, fname, buf, count, dt, send, &s,
+			     send ? c->peers[peer_rank] : -1);
 
 	if (err)
 		return err;
@@ -261,8 +319,8 @@ int michi_dt_istart(struct michi_comm *c, struct michi_request *r, void *buf, MP
 		r->m.on_complete = send ? staged_send_done : staged_recv_done;
 	}
 	if (send)
-		st = mtmi_isend(s.ptr, s.bytes, c->peers[peer_rank], c->rank, tag, c->ctx, mode,
-				&r->m);
+		st = stage_send(&s, buf, count, dt, c->peers[peer_rank], c->rank, tag, c->ctx,
+				mode, &r->m);
 	else
 		st = mtmi_irecv(s.ptr, s.bytes, peer_rank == MPI_ANY_SOURCE ? MTMI_ANY_SOURCE
 									     : c->peers[peer_rank],

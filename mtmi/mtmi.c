@@ -140,6 +140,8 @@ int mtmi_progress(void)
 {
 	int n = michi_devices_progress();
 
+	if (unlikely(mtmi_stream_recvs.head != NULL) && n >= 0)
+		n += mtmi_stream_poll();
 	if (unlikely(mtmi_defer != NULL) && n >= 0)
 		n += mtmi_defer();
 	return n;
@@ -198,13 +200,26 @@ void mtmi_idle(unsigned *spins)
 	}
 	if (n <= michi_wait.spin)
 		cpu_relax();
-	else if (n <= michi_wait.spin + michi_wait.yield)
-		sched_yield();
+	else if (n <= michi_wait.spin + michi_wait.yield || mtmi_stream_recvs.head)
+		sched_yield();   /* a streamed sender wakes nobody: never block then */
 	else
 		michi_devices_block(michi_wait.block_ms);
 	/* stay in the last stage instead of wrapping back to spinning */
 	if (*spins == ~0u)
 		*spins = ~0u - 1;
+}
+
+size_t mtmi_recv_have(const struct mtmi_req *r)
+{
+	return !r->done && (r->flags & MTMI_RF_WAIT_STREAM) ? r->count : 0;
+}
+
+void mtmi_wait_some(struct mtmi_req *r, size_t seen)
+{
+	unsigned spins = 0;
+
+	while (!r->done && mtmi_recv_have(r) <= seen)
+		mtmi_idle(&spins);
 }
 
 michi_status_t mtmi_wait(struct mtmi_req *r)

@@ -50,7 +50,9 @@ struct mtmi_req {
 	int error;             /* 0, or a michi_status_t < 0 */
 	int source;            /* recv: the sender's src_rank */
 	int tag;               /* recv: the message tag */
-	size_t count;          /* recv: bytes delivered; send: bytes sent */
+	size_t count;          /* recv: bytes delivered (while it pulls a
+				* streamed rendezvous, those in place so far:
+				* mtmi_recv_have); send: bytes sent */
 	int cancelled;         /* 1 when cancelled instead of completed */
 	int type;              /* enum mtmi_req_type */
 
@@ -68,8 +70,14 @@ struct mtmi_req {
 	uint64_t remote_id;    /* rendezvous: the peer's request id */
 	uint64_t raddr;        /* rendezvous over a pulling device: the send
 				* buffer's address (RTS payload) */
-	size_t offset;         /* send: the message's frame sequence number */
-	size_t msg_len;        /* recv: length of the matched message */
+	union {
+		size_t offset;     /* send: the message's frame sequence number */
+		uint64_t rready;   /* recv, streamed rendezvous: the address of
+				    * the sender's ready count (RTS payload,
+				    * after raddr) */
+	};
+	size_t msg_len;        /* recv: length of the matched message; send,
+				* streamed: bytes ready (the receiver reads it) */
 	void *priv;            /* engine use */
 	/* ---- owner private: the MPI core may use these freely ---- */
 	void (*on_complete)(struct mtmi_req *r); /* if set, called once when done */
@@ -101,6 +109,26 @@ michi_status_t mtmi_isend(const void *buf, size_t len, int peer, int src_rank,
  */
 michi_status_t mtmi_irecv(void *buf, size_t len, int peer, int src_rank,
 			  int tag, uint32_t ctx, struct mtmi_req *r);
+
+/*
+ * Streamed rendezvous, for a sender that produces the bytes as it goes
+ * (packing a derived datatype), over a device that pulls (shm with CMA):
+ * the receiver reads what is ready while the sender fills the rest.
+ * mtmi_stream_able says whether a send of len bytes to peer can stream.
+ * mtmi_isend_stream starts it with the first `ready` bytes of buf in
+ * place; mtmi_stream_ready publishes more, in order, up to len; the send
+ * completes only after that, and buf stays until then. A receiver that
+ * cannot pull after all answers CTS, and DATA leaves with the last byte.
+ * While a receive pulls such a message, mtmi_recv_have tells the bytes
+ * in place from the start, and mtmi_wait_some waits for more than seen.
+ */
+int mtmi_stream_able(int peer, size_t len);
+michi_status_t mtmi_isend_stream(const void *buf, size_t len, size_t ready, int peer,
+				 int src_rank, int tag, uint32_t ctx, int mode,
+				 struct mtmi_req *r);
+void mtmi_stream_ready(struct mtmi_req *r, size_t ready);
+size_t mtmi_recv_have(const struct mtmi_req *r);
+void mtmi_wait_some(struct mtmi_req *r, size_t seen);
 
 /* Nonblocking probe; *flag 1 when a message matches, with its source, tag
  * and length in bytes. Makes progress once before looking. */

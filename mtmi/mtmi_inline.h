@@ -33,12 +33,15 @@ enum {
 	MTMI_RF_INCALL = 0x10,       /* inside mtmi_isend's own device call */
 	MTMI_RF_WAIT_FIN = 0x20,     /* split rendezvous: receiver still reading */
 	MTMI_RF_WAIT_FIN2 = 0x40,    /* ... and reading the part our push missed */
-	MTMI_RF_WAIT_MASK = 0x7f,    /* a send completes when none is left */
+	MTMI_RF_WAIT_FILL = 0x80,    /* streamed: the sender has not published all */
+	MTMI_RF_WAIT_MASK = 0xff,    /* a send completes when none is left */
 	MTMI_RF_PENDING = 0x100,     /* on the pending-send list */
 	MTMI_RF_POSTED = 0x200,      /* recv on a posted list (priv = list) */
 	MTMI_RF_WAIT_DATA = 0x400,   /* recv matched an RTS, on the active list */
 	MTMI_RF_WAIT_RADDR = 0x800,  /* recv matched an RTS whose address is coming */
 	MTMI_RF_WAIT_PUSH = 0x1000,  /* split rendezvous: sender's half not written yet */
+	MTMI_RF_CTS_LATE = 0x2000,   /* streamed send: CTS came before its last byte */
+	MTMI_RF_WAIT_STREAM = 0x4000, /* recv pulling a streamed rendezvous */
 };
 
 struct mtmi_msg;

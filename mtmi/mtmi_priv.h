@@ -28,7 +28,8 @@ struct mtmi_msg {
 	uint8_t type;          /* MTMI_F_EAGER, _EAGER_SYNC or _RTS */
 	uint8_t queued;        /* on the queues (not taken by mprobe/recv) */
 	uint8_t complete;      /* payload fully here */
-	uint8_t has_addr;      /* RTS: data holds the sender's buffer address */
+	uint8_t has_addr;      /* RTS: data holds the sender's buffer address
+				* (1), then its ready count's (2: streamed) */
 	michi_status_t error;  /* the sender failed before the payload came */
 	uint32_t seq;          /* frame number, for CANCEL_REQ */
 	uint64_t sid;
@@ -53,6 +54,8 @@ struct mtmi_ctx {
 
 extern struct mtmi_rlist mtmi_pending_sends MICHI_HIDDEN;
 extern struct mtmi_rlist mtmi_active_recvs MICHI_HIDDEN;
+extern struct mtmi_rlist mtmi_stream_recvs MICHI_HIDDEN;
+int mtmi_stream_poll(void) MICHI_HIDDEN;
 extern unsigned mtmi_nwild MICHI_HIDDEN;
 extern int mtmi_nranks MICHI_HIDDEN;
 extern uint32_t *mtmi_rx_seq MICHI_HIDDEN;

@@ -16,7 +16,11 @@
  * one copy and no DATA frame; if the pull is not permitted it falls back
  * to CTS. From rndv_split_min up, when the device can also write into
  * the receiver's memory, the two split the copy: the receiver asks the
- * sender (PUSH) to write the second half while it pulls the first. Cancel of a send asks the
+ * sender (PUSH) to write the second half while it pulls the first. A
+ * streamed rendezvous (mtmi_isend_stream) carries also the address of
+ * the sender's count of bytes ready: the receiver reads it and pulls
+ * what is ready, a piece at a time from progress, while the sender still
+ * packs the rest; FIN once all is in. Cancel of a send asks the
  * receiver to withdraw the message from its unexpected queue. A send
  * completes when no wait flag is left (MTMI_RF_WAIT_MASK), whatever the
  * order the acknowledgements come in.
@@ -29,6 +33,14 @@
 
 struct mtmi_rlist mtmi_pending_sends;   /* sends that did not complete in isend */
 struct mtmi_rlist mtmi_active_recvs;    /* receives waiting for rendezvous DATA */
+struct mtmi_rlist mtmi_stream_recvs;    /* receives pulling a streamed rendezvous */
+
+_Static_assert(offsetof(struct mtmi_req, rready) == offsetof(struct mtmi_req, raddr) + 8,
+	       "a streamed RTS's payload lands in raddr and rready");
+
+/* The most a streamed receive pulls at a time, so that its owner can use
+ * each piece while it is in cache. */
+#define STREAM_PULL ((size_t)256 << 10)
 
 static size_t mtmi_split_min = 65536;
 MICHI_TUNABLE(mtmi_split_min, "rndv_split_min", MICHI_T_SIZE, "64k", MICHI_LEVEL_TUNER,
@@ -173,26 +185,19 @@ michi_status_t mtmi_isend_slow(const void *buf, size_t len, int peer, int src_ra
 	return MICHI_OK;
 }
 
-static void on_cts(int peer, const struct mtmi_hdr *h)
+/* Rendezvous DATA of the first n bytes of s, for receive rid. */
+static void send_data(struct mtmi_req *s, int peer, uint64_t rid, size_t n)
 {
-	struct mtmi_req *s = (struct mtmi_req *)(uintptr_t)h->sid;
 	struct mtmi_hdr d;
 	struct iovec iov[2];
 	michi_status_t st;
-	size_t n = h->size;
 
-	if (unlikely(!(s->flags & MTMI_RF_WAIT_CTS) || n > s->len)) {
-		michi_error("mtmi: unexpected CTS from rank %d (bytes %zu), ignored",
-			    peer, n);
-		return;
-	}
-	s->flags &= ~MTMI_RF_WAIT_CTS;
 	memset(&d, 0, sizeof(d));
 	d.len = n;
 	d.type = MTMI_F_DATA;
 	d.seq = mtmi_tx_seq[peer]++;
-	d.sid = h->sid;
-	d.aux = h->aux;
+	d.sid = (uintptr_t)s;
+	d.aux = rid;
 	iov[0].iov_base = &d;
 	iov[0].iov_len = sizeof(d);
 	iov[1].iov_base = s->buf;
@@ -206,6 +211,117 @@ static void on_cts(int peer, const struct mtmi_hdr *h)
 		s->error = st;
 	}
 	mtmi_send_check_done(s);
+}
+
+static void on_cts(int peer, const struct mtmi_hdr *h)
+{
+	struct mtmi_req *s = (struct mtmi_req *)(uintptr_t)h->sid;
+	size_t n = h->size;
+
+	if (unlikely(!(s->flags & MTMI_RF_WAIT_CTS) || n > s->len)) {
+		michi_error("mtmi: unexpected CTS from rank %d (bytes %zu), ignored",
+			    peer, n);
+		return;
+	}
+	if (unlikely(s->flags & MTMI_RF_WAIT_FILL)) {
+		/* streamed, to a receiver that cannot pull: DATA leaves with
+		 * the last byte (mtmi_stream_ready) */
+		s->flags |= MTMI_RF_CTS_LATE;
+		s->remote_id = h->aux;
+		s->priv = (void *)(uintptr_t)n;
+		return;
+	}
+	s->flags &= ~MTMI_RF_WAIT_CTS;
+	send_data(s, peer, h->aux, n);
+}
+
+/* ---- streamed rendezvous, sender's side ------------------------------------ */
+
+int mtmi_stream_able(int peer, size_t len)
+{
+	struct michi_device *d = michi_dev_for_peer[peer];
+
+	return d->pull && len > d->eager_limit;
+}
+
+/*
+ * An RTS whose 16-byte payload is the buffer's address and that of the
+ * ready count: msg_len, which a send does not otherwise use. The second
+ * address waits in remote_id, which a send does not use either, so the
+ * device may queue the frame. WAIT_FILL holds completion until the last
+ * byte is published.
+ */
+michi_status_t mtmi_isend_stream(const void *buf, size_t len, size_t ready, int peer,
+				 int src_rank, int tag, uint32_t ctx, int mode,
+				 struct mtmi_req *r)
+{
+	struct michi_device *d = michi_dev_for_peer[peer];
+	struct mtmi_hdr h;
+	struct iovec iov[3];
+	michi_status_t st;
+
+	if (!mtmi_stream_able(peer, len))
+		return michi_err(MICHI_ERR_UNSUPPORTED,
+				 "mtmi: no streamed send of %zu bytes to rank %d", len, peer);
+	r->done = 0;
+	r->error = 0;
+	r->cancelled = 0;
+	r->type = MTMI_REQ_SEND;
+	r->count = len;
+	memset(&h, 0, sizeof(h));
+	h.seq = mtmi_tx_seq[peer]++;
+	h.ctx = ctx;
+	h.src_rank = src_rank;
+	h.tag = tag;
+	h.sid = (uintptr_t)r;
+	h.type = MTMI_F_RTS;
+	h.aux = len;
+	h.len = 2 * sizeof(uint64_t);
+	r->buf = (void *)buf;
+	r->len = len;
+	r->ctx = ctx;
+	r->mode = mode;
+	r->msg_len = ready < len ? ready : len;
+	r->raddr = (uintptr_t)buf;
+	r->remote_id = (uintptr_t)&r->msg_len;
+	r->flags = MTMI_RF_INCALL | MTMI_RF_WAIT_CTS |
+		   (r->msg_len < len ? MTMI_RF_WAIT_FILL : 0);
+	pending_add(r, peer, h.seq);
+	iov[0].iov_base = &h;
+	iov[0].iov_len = sizeof(h);
+	iov[1].iov_base = &r->raddr;
+	iov[1].iov_len = sizeof(r->raddr);
+	iov[2].iov_base = &r->remote_id;
+	iov[2].iov_len = sizeof(r->remote_id);
+	st = d->send(peer, iov, 3, NULL);
+	if (unlikely(st < 0)) {
+		mtmi_rlist_del(&mtmi_pending_sends, r);
+		r->flags = 0;
+		mtmi_tx_seq[peer]--;
+		return st;
+	}
+	mtmi_stats.rndv_sends++;
+	r->flags &= ~MTMI_RF_INCALL;
+	return MICHI_INPROGRESS;
+}
+
+void mtmi_stream_ready(struct mtmi_req *r, size_t ready)
+{
+	if (!(r->flags & MTMI_RF_WAIT_FILL) || ready <= r->msg_len)
+		return;
+	if (ready > r->len)
+		ready = r->len;
+	/* the bytes before the count (the receiver reads both with CMA) */
+	__atomic_store_n(&r->msg_len, ready, __ATOMIC_RELEASE);
+	if (ready < r->len)
+		return;
+	r->flags &= ~MTMI_RF_WAIT_FILL;
+	if (r->flags & MTMI_RF_CTS_LATE) {
+		r->flags &= ~(MTMI_RF_CTS_LATE | MTMI_RF_WAIT_CTS);
+		send_data(r, r->peer, r->remote_id, (size_t)(uintptr_t)r->priv);
+		return;
+	}
+	mtmi_send_check_done(r);
 }
 
 static void on_sync_ack(int peer, const struct mtmi_hdr *h)
@@ -304,13 +420,82 @@ void mtmi_recv_complete(struct mtmi_req *r, michi_status_t st)
 	mtmi_req_finish(r);
 }
 
+static void cts_send(struct mtmi_req *r, int peer, uint64_t sid, size_t size);
+
+/* A streamed receive ends: FIN tells the sender we read no more. */
+static void stream_end(struct mtmi_req *r, michi_status_t st)
+{
+	mtmi_rlist_del(&mtmi_stream_recvs, r);
+	r->flags = 0;
+	if (!mtmi_peer_dead[r->peer])
+		ctl_send(r->peer, MTMI_F_FIN, 0, r->remote_id, 0, r->count);
+	mtmi_recv_complete(r, st);
+}
+
+/*
+ * One step of a streamed receive: read the sender's ready count, pull up
+ * to STREAM_PULL more of what is ready. Returns 1 when something moved
+ * (or r ended), 0 when the sender has published nothing new. A pull
+ * refused before any byte came falls back to CTS, which the sender
+ * answers with DATA once it has all its bytes.
+ */
+static int stream_step(struct mtmi_req *r)
+{
+	struct michi_device *d = michi_dev_for_peer[r->peer];
+	size_t n = r->msg_len < r->len ? r->msg_len : r->len, k;
+	michi_status_t st;
+	uint64_t ready;
+
+	st = d->pull(r->peer, &ready, r->rready, sizeof(ready));
+	if (st == MICHI_OK && ready > r->msg_len)
+		st = michi_err(MICHI_ERR_INTERN, "mtmi: rank %d has %llu of %zu bytes ready",
+			       r->peer, (unsigned long long)ready, r->msg_len);
+	if (st == MICHI_ERR_UNSUPPORTED && r->count == 0) {
+		mtmi_rlist_del(&mtmi_stream_recvs, r);
+		cts_send(r, r->peer, r->remote_id, r->msg_len);
+		return 1;
+	}
+	if (st < 0) {
+		stream_end(r, st);
+		return 1;
+	}
+	if (ready > n)
+		ready = n;
+	if (ready <= r->count)
+		return 0;
+	k = ready - r->count;
+	if (k > STREAM_PULL)
+		k = STREAM_PULL;
+	st = d->pull(r->peer, (char *)r->buf + r->count, r->raddr + r->count, k);
+	if (st < 0) {
+		stream_end(r, st);
+		return 1;
+	}
+	r->count += k;
+	if (r->count == n)
+		stream_end(r, MICHI_OK);
+	return 1;
+}
+
+int mtmi_stream_poll(void)
+{
+	struct mtmi_req *r, *next;
+	int n = 0;
+
+	for (r = mtmi_stream_recvs.head; r; r = next) {
+		next = r->next;
+		n += stream_step(r);
+	}
+	return n;
+}
+
 /*
  * r matched an RTS. With the sender's address and a device that pulls,
  * take the bytes and say FIN; else ask for what fits with CTS, so the
  * device discards nothing.
  */
 static void rts_matched(struct mtmi_req *r, int peer, uint64_t sid, size_t size,
-			uint64_t raddr)
+			uint64_t raddr, uint64_t rready)
 {
 	struct michi_device *d = michi_dev_for_peer[peer];
 	size_t n = size < r->len ? size : r->len;
@@ -319,6 +504,16 @@ static void rts_matched(struct mtmi_req *r, int peer, uint64_t sid, size_t size,
 	r->msg_len = size;
 	r->remote_id = sid;
 	r->peer = peer;
+	if (rready && raddr && d->pull) {
+		/* streamed: what is ready now, the rest from progress */
+		r->raddr = raddr;
+		r->rready = rready;
+		r->count = 0;
+		r->flags = MTMI_RF_WAIT_STREAM;
+		mtmi_rlist_append(&mtmi_stream_recvs, r);
+		stream_step(r);
+		return;
+	}
 	if (raddr && d->pull && d->push && mtmi_split_min && n >= mtmi_split_min &&
 	    d->pull(peer, NULL, raddr, 0) == MICHI_OK) {
 		/* half each, split on a page */
@@ -344,6 +539,14 @@ static void rts_matched(struct mtmi_req *r, int peer, uint64_t sid, size_t size,
 			return;
 		}
 	}
+	cts_send(r, peer, sid, size);
+}
+
+/* Ask with CTS for the bytes that fit; DATA brings them. */
+static void cts_send(struct mtmi_req *r, int peer, uint64_t sid, size_t size)
+{
+	michi_status_t st;
+
 	r->flags = MTMI_RF_WAIT_DATA;
 	mtmi_rlist_append(&mtmi_active_recvs, r);
 	st = ctl_send(peer, MTMI_F_CTS, 0, sid, (uintptr_t)r,
@@ -369,13 +572,15 @@ static void msg_matched(struct mtmi_msg *m)
 static void msg_rts_go(struct mtmi_req *r, struct mtmi_msg *m)
 {
 	int peer = m->peer;
-	uint64_t sid = m->sid, raddr = 0;
+	uint64_t sid = m->sid, raddr = 0, rready = 0;
 	size_t size = m->len;
 
 	if (m->has_addr)
 		memcpy(&raddr, m->data, sizeof(raddr));
+	if (m->has_addr == 2)
+		memcpy(&rready, m->data + sizeof(raddr), sizeof(rready));
 	mtmi_msg_free(m);
-	rts_matched(r, peer, sid, size, raddr);
+	rts_matched(r, peer, sid, size, raddr, rready);
 }
 
 static void msg_deliver(struct mtmi_req *r, struct mtmi_msg *m)
@@ -452,16 +657,19 @@ static void on_msg(int peer, const struct mtmi_hdr *h, struct michi_rx *rx)
 		r->peer = peer;
 		if (h->type == MTMI_F_RTS) {
 			if (h->len < sizeof(r->raddr)) {
-				rts_matched(r, peer, h->sid, h->aux, 0);
+				rts_matched(r, peer, h->sid, h->aux, 0, 0);
 				return;
 			}
-			/* the address is the payload: go on in recv_done */
+			/* the address (and a streamed send's ready count's)
+			 * is the payload: go on in recv_done */
 			r->msg_len = h->aux;
 			r->remote_id = h->sid;
 			r->flags = MTMI_RF_WAIT_RADDR;
 			r->raddr = 0;
+			r->rready = 0;
 			rx->buf = &r->raddr;
-			rx->cap = sizeof(r->raddr);
+			rx->cap = h->len >= 2 * sizeof(uint64_t) ? 2 * sizeof(uint64_t)
+								 : sizeof(r->raddr);
 			rx->cookie = r;
 			mtmi_rx_cur[peer] = r;
 			return;
@@ -489,7 +697,8 @@ static void on_msg(int peer, const struct mtmi_hdr *h, struct michi_rx *rx)
 	m->type = h->type;
 	m->seq = h->seq;
 	m->sid = h->sid;
-	m->has_addr = h->type == MTMI_F_RTS && h->len >= sizeof(uint64_t);
+	m->has_addr = h->type != MTMI_F_RTS ? 0 : h->len >= 2 * sizeof(uint64_t) ? 2
+		    : h->len >= sizeof(uint64_t);
 	if (h->type == MTMI_F_RTS)
 		m->len = h->aux;
 	if (mtmi_queue_unexp_add(m, b) < 0)
@@ -637,7 +846,7 @@ void mtmi_dev_recv_done(int peer, struct michi_rx *rx)
 	}
 	r = ck;
 	if (r->flags & MTMI_RF_WAIT_RADDR) {
-		rts_matched(r, peer, r->remote_id, r->msg_len, r->raddr);
+		rts_matched(r, peer, r->remote_id, r->msg_len, r->raddr, r->rready);
 		return;
 	}
 	if (r->flags & MTMI_RF_WAIT_DATA)
@@ -813,14 +1022,23 @@ void mtmi_dev_peer_failed(int peer, michi_status_t st)
 		mtmi_rlist_del(&mtmi_active_recvs, r);
 		mtmi_recv_complete(r, MICHI_ERR_PEER);
 	}
+	for (r = mtmi_stream_recvs.head; r; r = next) {
+		next = r->next;
+		if (r->peer != peer)
+			continue;
+		mtmi_rlist_del(&mtmi_stream_recvs, r);
+		mtmi_recv_complete(r, MICHI_ERR_PEER);
+	}
 	for (r = mtmi_pending_sends.head; r; r = next) {
 		next = r->next;
 		if (r->peer != peer)
 			continue;
 		if (r->error == 0)
 			r->error = MICHI_ERR_PEER;
+		/* WAIT_FILL stays: the sender's buffer is in use until it
+		 * has published everything */
 		r->flags &= ~(MTMI_RF_WAIT_ACK | MTMI_RF_WAIT_CTS | MTMI_RF_WAIT_CANCEL |
-			      MTMI_RF_WAIT_FIN | MTMI_RF_WAIT_FIN2);
+			      MTMI_RF_WAIT_FIN | MTMI_RF_WAIT_FIN2 | MTMI_RF_CTS_LATE);
 		mtmi_send_check_done(r);
 	}
 	mtmi_queue_fail_peer(peer, MICHI_ERR_PEER);
@@ -830,4 +1048,5 @@ void mtmi_proto_fini(void)
 {
 	mtmi_pending_sends.head = mtmi_pending_sends.tail = NULL;
 	mtmi_active_recvs.head = mtmi_active_recvs.tail = NULL;
+	mtmi_stream_recvs.head = mtmi_stream_recvs.tail = NULL;
 }
