@@ -262,6 +262,15 @@ int coll_build_allgather_hier(struct coll_sched *s, const void *sbuf, size_t sle
  */
 int coll_build_barrier(struct coll_sched *s);
 int coll_build_bcast(struct coll_sched *s, void *buf, size_t len, int root);
+/* coll/direct.c: a blocking broadcast or reduction of len contiguous bytes
+ * that the table gives to the binomial tree runs that tree directly
+ * when coll_direct_*_ok (coll/select.c) says so. */
+int coll_direct_fits(size_t len);
+int coll_direct_bcast_ok(const struct coll_comm *c, size_t len);
+int coll_direct_reduce_ok(const struct coll_comm *c, const struct coll_op *op, size_t count);
+michi_status_t coll_direct_bcast(const struct coll_comm *c, void *buf, size_t len, int root);
+michi_status_t coll_direct_reduce(const struct coll_comm *c, const struct coll_op *op,
+				  const void *sbuf, void *rbuf, size_t count, int root);
 int coll_build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count, int root);
 int coll_build_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
 int coll_build_gather(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,

@@ -263,6 +263,39 @@ static const struct coll_algo reduce_rows[] = {
 };
 TABLE(reduce, "REDUCE", reduce_rows);
 
+/* The table's choice for a call on c, without a schedule (coll/direct.c). */
+static void query_of_comm(const struct coll_comm *c, struct coll_query *q, size_t bytes,
+			  size_t count, int commute)
+{
+	q->n = c->size;
+	q->bytes = bytes;
+	q->count = count;
+	q->commute = commute;
+	q->uniform = 1;
+	q->hosts = c->hosts;
+}
+
+int coll_direct_bcast_ok(const struct coll_comm *c, size_t len)
+{
+	struct coll_query q;
+
+	if (c->size == 1 || !coll_direct_fits(len))
+		return 0;
+	query_of_comm(c, &q, len, len, 1);
+	return choose(&bcast, &q)->build.bcast == coll_build_bcast_binomial;
+}
+
+int coll_direct_reduce_ok(const struct coll_comm *c, const struct coll_op *op, size_t count)
+{
+	struct coll_query q;
+	size_t len = count * op->extent;
+
+	if (c->size == 1 || !coll_direct_fits(len))
+		return 0;
+	query_of_comm(c, &q, len, count, op->commute);
+	return choose(&reduce, &q)->build.reduce == coll_build_reduce_binomial;
+}
+
 int coll_build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count, int root)
 {
 	struct coll_query q;

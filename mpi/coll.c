@@ -184,18 +184,25 @@ static void coll_op_drop(struct coll_sched *s)
 }
 
 /* A new schedule (NULL: no memory); one with a user op holds it. */
-static struct coll_sched *coll_new(struct michi_comm *c, int tag, const struct coll_op *op)
+/* A schedule on the collective view cc of c (michi_coll_comm). */
+static struct coll_sched *coll_new_cc(const struct coll_comm *cc, int tag,
+				      const struct coll_op *op)
 {
-	struct coll_sched *s;
-	struct coll_comm cc;
+	struct coll_sched *s = coll_sched_new(cc, tag, op);
 
-	michi_coll_comm(c, &cc);
-	s = coll_sched_new(&cc, tag, op);
 	if (s && op && !michi_op_is_predefined((MPI_Op)op->op)) {
 		michi_op_hold((MPI_Op)op->op);
 		s->on_free = coll_op_drop;
 	}
 	return s;
+}
+
+static struct coll_sched *coll_new(struct michi_comm *c, int tag, const struct coll_op *op)
+{
+	struct coll_comm cc;
+
+	michi_coll_comm(c, &cc);
+	return coll_new_cc(&cc, tag, op);
 }
 
 /* A schedule over intercommunicator c, with its local group as the
@@ -478,6 +485,7 @@ static int bcast_common(void *buffer, int count, MPI_Datatype dt, int root, MPI_
 	struct michi_comm *c = michi_comm_get(comm);
 	struct unstage *u = NULL;
 	struct coll_sched *s;
+	struct coll_comm cc;
 	struct side sd;
 	int err;
 
@@ -492,7 +500,13 @@ static int bcast_common(void *buffer, int count, MPI_Datatype dt, int root, MPI_
 		if (buffer == MPI_IN_PLACE)
 			return coll_err_inplace(c, fname, "buffer", "not allowed in a broadcast");
 	}
-	if (!(s = coll_new(c, COLL_TAG_BCAST, NULL)))
+	michi_coll_comm(c, &cc);
+	/* small, blocking and contiguous: the tree without a schedule */
+	if (!nb && michi_dt_builtin_valid(dt) &&
+	    coll_direct_bcast_ok(&cc, (size_t)count * michi_dt_size(dt)))
+		return coll_done(c, coll_direct_bcast(&cc, buffer, (size_t)count * michi_dt_size(dt),
+						      root), fname);
+	if (!(s = coll_new_cc(&cc, COLL_TAG_BCAST, NULL)))
 		return michi_err_nomem(c, fname);
 	if (!side_of(s, &sd, buffer, NULL, NULL, (size_t)count, dt, 1, c->rank == root,
 		     c->rank == root ? NULL : &u) &&
@@ -648,6 +662,7 @@ static int reduce_common(const void *sendbuf, void *recvbuf, int count, MPI_Data
 	struct michi_comm *c = michi_comm_get(comm);
 	struct coll_sched *s;
 	struct typed_out *t = NULL;
+	struct coll_comm cc;
 	struct coll_op o;
 	int err;
 
@@ -664,7 +679,14 @@ static int reduce_common(const void *sendbuf, void *recvbuf, int count, MPI_Data
 			return coll_err_inplace(c, fname, "sendbuf", "only the root may pass it");
 	}
 	coll_op_of(&o, op, dt);
-	if (!(s = coll_new(c, COLL_TAG_REDUCE, &o)))
+	michi_coll_comm(c, &cc);
+	/* small, blocking and contiguous: the tree without a schedule */
+	if (!nb && count > 0 && michi_dt_builtin_valid(dt) &&
+	    coll_direct_reduce_ok(&cc, &o, (size_t)count))
+		return coll_done(c, coll_direct_reduce(&cc, &o, sendbuf == MPI_IN_PLACE ? NULL :
+						       sendbuf, recvbuf, (size_t)count, root),
+				 fname);
+	if (!(s = coll_new_cc(&cc, COLL_TAG_REDUCE, &o)))
 		return michi_err_nomem(c, fname);
 	if (count > 0) {
 		int inplace = sendbuf == MPI_IN_PLACE;

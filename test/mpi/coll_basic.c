@@ -634,6 +634,33 @@ static void test_local(void)
 	mtest_check(commute == 1, "MPI_SUM commutative = %d", commute);
 }
 
+/* A broadcast where odd ranks describe the buffer as one contiguous
+ * derived type and even ranks as ints: small blocking broadcasts of
+ * predefined types run their tree without a schedule (coll/direct.c),
+ * derived ones through it, and the two must meet. */
+static void test_bcast_mixed(int cnt, int root, int seed)
+{
+	int *b = mtest_malloc(cnt * sizeof(int));
+	MPI_Datatype t;
+	long bad;
+
+	MPI_Type_contiguous(cnt, MPI_INT, &t);
+	MPI_Type_commit(&t);
+	if (mtest_rank == root)
+		fill(b, cnt, root, seed);
+	else
+		memset(b, 0xff, cnt * sizeof(int));
+	if (mtest_rank % 2)
+		MPI_Bcast(b, 1, t, root, MPI_COMM_WORLD);
+	else
+		MPI_Bcast(b, cnt, MPI_INT, root, MPI_COMM_WORLD);
+	bad = check(b, cnt, root, seed);
+	mtest_check(bad < 0, "mixed-type bcast count %d root %d: element %ld wrong", cnt, root,
+		    bad);
+	MPI_Type_free(&t);
+	free(b);
+}
+
 int main(int argc, char **argv)
 {
 	int n, seed = 1;
@@ -645,6 +672,8 @@ int main(int argc, char **argv)
 
 		for (int root = 0; root < n; root++) {
 			test_bcast(cnt, root, seed++);
+			if (cnt > 0)
+				test_bcast_mixed(cnt, root, seed++);
 			for (int ip = 0; ip < 2; ip++) {
 				test_reduce(cnt, root, ip, seed++);
 				for (int v = 0; v < 2; v++) {
