@@ -223,6 +223,21 @@ static void run_stream(char *typed, MPI_Aint stride, size_t len, MPI_Count count
 	}
 }
 
+/* One block of n bytes between the typed and the packed side. */
+static inline void copy_dir(char *typed, char *packed, size_t n, int pack)
+{
+	if (n < 64) {
+		if (pack)
+			copy_small(packed, typed, n);
+		else
+			copy_small(typed, packed, n);
+	} else if (pack) {
+		memcpy(packed, typed, n);
+	} else {
+		memcpy(typed, packed, n);
+	}
+}
+
 /* All count instances, no partial run: the loop of a whole pack or
  * unpack, with one-block runs (irregular indexed and struct types)
  * copied without run_copy's loop. Inlined with pack constant. */
@@ -243,16 +258,7 @@ walk_whole(char *typed, MPI_Count count, const struct michi_dt_info *in, MPI_Ain
 				size_t len = (size_t)b[1];
 
 				t += b[0];
-				if (len < 64) {
-					if (pack)
-						copy_small(packed, t, len);
-					else
-						copy_small(t, packed, len);
-				} else if (pack) {
-					memcpy(packed, t, len);
-				} else {
-					memcpy(t, packed, len);
-				}
+				copy_dir(t, packed, len, pack);
 				t += len;
 				packed += len;
 			}
@@ -265,16 +271,7 @@ walk_whole(char *typed, MPI_Count count, const struct michi_dt_info *in, MPI_Ain
 			char *t = typed + r->off;
 
 			if (r->count == 1 && (len < 256 || !stream)) {
-				if (len < 64) {
-					if (pack)
-						copy_small(packed, t, len);
-					else
-						copy_small(t, packed, len);
-				} else if (pack) {
-					memcpy(packed, t, len);
-				} else {
-					memcpy(t, packed, len);
-				}
+				copy_dir(t, packed, len, pack);
 				packed += len;
 				continue;
 			}
@@ -385,20 +382,6 @@ size_t michi_dt_unpack(const void *in_bytes, size_t n, void *buf, MPI_Count coun
 }
 
 /* ---- cursor ------------------------------------------------------------ */
-
-static inline void copy_dir(char *typed, char *packed, size_t n, int pack)
-{
-	if (n < 64) {
-		if (pack)
-			copy_small(packed, typed, n);
-		else
-			copy_small(typed, packed, n);
-	} else if (pack) {
-		memcpy(packed, typed, n);
-	} else {
-		memcpy(typed, packed, n);
-	}
-}
 
 /* The compact form (in->blocks) block by block, c->t at the current one.
  * The cursor lives in locals meanwhile: the copies through char pointers

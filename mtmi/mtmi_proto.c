@@ -118,6 +118,28 @@ michi_status_t mtmi_isend_queued(struct mtmi_req *r, michi_status_t st, int peer
  * call, and MTMI_RF_INCALL holds its completion back, because a device
  * may deliver (and get answers) before send() returns.
  */
+/* The parts of a send that every protocol sets up: r, and the matching
+ * header h with the next frame number to peer. */
+static void send_setup(struct mtmi_req *r, struct mtmi_hdr *h, const void *buf, size_t len,
+		       int peer, int src_rank, int tag, uint32_t ctx, int mode)
+{
+	r->done = 0;
+	r->error = 0;
+	r->cancelled = 0;
+	r->type = MTMI_REQ_SEND;
+	r->count = len;
+	memset(h, 0, sizeof(*h));
+	h->seq = mtmi_tx_seq[peer]++;
+	h->ctx = ctx;
+	h->src_rank = src_rank;
+	h->tag = tag;
+	h->sid = (uintptr_t)r;
+	r->buf = (void *)buf;
+	r->len = len;
+	r->ctx = ctx;
+	r->mode = mode;
+}
+
 michi_status_t mtmi_isend_slow(const void *buf, size_t len, int peer, int src_rank,
 			       int tag, uint32_t ctx, int mode, struct mtmi_req *r)
 {
@@ -127,21 +149,7 @@ michi_status_t mtmi_isend_slow(const void *buf, size_t len, int peer, int src_ra
 	michi_status_t st;
 	int iovcnt = 1;
 
-	r->done = 0;
-	r->error = 0;
-	r->cancelled = 0;
-	r->type = MTMI_REQ_SEND;
-	r->count = len;
-	memset(&h, 0, sizeof(h));
-	h.seq = mtmi_tx_seq[peer]++;
-	h.ctx = ctx;
-	h.src_rank = src_rank;
-	h.tag = tag;
-	h.sid = (uintptr_t)r;
-	r->buf = (void *)buf;
-	r->len = len;
-	r->ctx = ctx;
-	r->mode = mode;
+	send_setup(r, &h, buf, len, peer, src_rank, tag, ctx, mode);
 	r->flags = MTMI_RF_INCALL;
 	pending_add(r, peer, h.seq);
 	iov[0].iov_base = &h;
@@ -263,24 +271,10 @@ michi_status_t mtmi_isend_stream(const void *buf, size_t len, size_t ready, int 
 	if (!mtmi_stream_able(peer, len))
 		return michi_err(MICHI_ERR_UNSUPPORTED,
 				 "mtmi: no streamed send of %zu bytes to rank %d", len, peer);
-	r->done = 0;
-	r->error = 0;
-	r->cancelled = 0;
-	r->type = MTMI_REQ_SEND;
-	r->count = len;
-	memset(&h, 0, sizeof(h));
-	h.seq = mtmi_tx_seq[peer]++;
-	h.ctx = ctx;
-	h.src_rank = src_rank;
-	h.tag = tag;
-	h.sid = (uintptr_t)r;
+	send_setup(r, &h, buf, len, peer, src_rank, tag, ctx, mode);
 	h.type = MTMI_F_RTS;
 	h.aux = len;
 	h.len = 2 * sizeof(uint64_t);
-	r->buf = (void *)buf;
-	r->len = len;
-	r->ctx = ctx;
-	r->mode = mode;
 	r->msg_len = ready < len ? ready : len;
 	r->raddr = (uintptr_t)buf;
 	r->remote_id = (uintptr_t)&r->msg_len;
