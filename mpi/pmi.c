@@ -525,6 +525,43 @@ size_t pmi_max_key_len(void)
 
 /* ---- leaving ---------------------------------------------------------- */
 
+/*
+ * After the abort request, stay until the process manager ends the job
+ * (it kills us, or closes our connection), for at most abort_linger
+ * seconds. Leaving at once let a peer see this rank gone and report its
+ * own failure, which could reach the manager first and set the job's
+ * exit code instead of the one MPI_Abort asked for.
+ */
+static double abort_linger = 5.0;
+MICHI_TUNABLE(abort_linger, "abort_linger", MICHI_T_DOUBLE, "5", MICHI_LEVEL_TUNER,
+	      "seconds an aborting rank waits for the process manager to end the job before it "
+	      "exits by itself");
+
+static void pmi_abort_linger(void)
+{
+	double end = michi_wtime() + abort_linger;
+	struct pollfd pfd;
+	char buf[256];
+
+	for (;;) {
+		double left = end - michi_wtime();
+		int n;
+
+		if (left <= 0 || pmi.fd < 0)
+			return;
+		pfd.fd = pmi.fd;
+		pfd.events = POLLIN;
+		n = poll(&pfd, 1, (int)(left * 1000) + 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)))
+			return;
+		/* anything the manager still says is of no use now */
+		if (read(pmi.fd, buf, sizeof(buf)) <= 0)
+			return;
+	}
+}
+
 michi_status_t pmi_abort(int code, const char *msg)
 {
 	char line[PMI_WIRE_LINE_MAX], esc[1024];
@@ -543,7 +580,10 @@ michi_status_t pmi_abort(int code, const char *msg)
 	pmi_wire_begin(&o, line, sizeof(line), "abort");
 	pmi_wire_add_int(&o, "exitcode", code);
 	pmi_wire_add(&o, "message", esc);
-	return pmi_send(&o);
+	if (pmi_send(&o) != MICHI_OK)
+		return MICHI_ERR_INTERN;
+	pmi_abort_linger();
+	return MICHI_OK;
 }
 
 michi_status_t pmi_finalize(void)
