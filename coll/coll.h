@@ -271,6 +271,15 @@ int coll_direct_reduce_ok(const struct coll_comm *c, const struct coll_op *op, s
 michi_status_t coll_direct_bcast(const struct coll_comm *c, void *buf, size_t len, int root);
 michi_status_t coll_direct_reduce(const struct coll_comm *c, const struct coll_op *op,
 				  const void *sbuf, void *rbuf, size_t count, int root);
+/* The same for gather and scatter of blen-byte blocks (sbuf NULL: the
+ * root's gather in place; rbuf NULL: the root's scatter in place). */
+int coll_direct_fits_blocks(size_t blen, int n);
+int coll_direct_gather_ok(const struct coll_comm *c, size_t blen);
+int coll_direct_scatter_ok(const struct coll_comm *c, size_t blen);
+michi_status_t coll_direct_gather(const struct coll_comm *c, const void *sbuf, void *rbuf,
+				  size_t blen, int root);
+michi_status_t coll_direct_scatter(const struct coll_comm *c, const void *sbuf, void *rbuf,
+				   size_t blen, int root);
 int coll_build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count, int root);
 int coll_build_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
 int coll_build_gather(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * coll/direct.c: small blocking broadcasts and reductions without a
- * schedule. A schedule costs its building, its steps and its rounds:
+ * coll/direct.c: small blocking broadcasts, reductions, gathers and
+ * scatters without a schedule. A schedule costs its building, its steps and its rounds:
  * about 600 instructions of a 1,000-instruction 8-byte MPI_Bcast at the
  * root, which is most of what separated Michi from Open MPI on small
  * rooted collectives. When the table (coll/select.c) picks the binomial
  * tree for a blocking call of at most coll_direct_bytes of a contiguous
- * buffer, these run the same tree with MTMI requests on the stack: the
- * same messages, tags and order as coll/bcast_binomial.c and
- * coll/reduce_binomial.c, so a rank that takes the schedule for the same
- * call (a derived datatype of the same signature) still matches them.
+ * buffer (per rank's block for gather and scatter, at most DIRECT_MAX
+ * in all), these run the same tree with MTMI requests on the stack: the
+ * same messages, tags and order as coll/bcast_binomial.c,
+ * coll/reduce_binomial.c and coll/gather_binomial.c, so a rank that
+ * takes the schedule for the same call (a derived datatype of the same
+ * signature) still matches them.
  */
 #include "schedule.h"
 
@@ -23,6 +25,11 @@ MICHI_TUNABLE(direct_bytes, "coll_direct_bytes", MICHI_T_SIZE, "2k", MICHI_LEVEL
 int coll_direct_fits(size_t len)
 {
 	return len && len <= direct_bytes && len <= DIRECT_MAX;
+}
+
+int coll_direct_fits_blocks(size_t blen, int n)
+{
+	return coll_direct_fits(blen) && (size_t)n * blen <= 2 * DIRECT_MAX;
 }
 
 static michi_status_t recv_wait(const struct coll_comm *c, void *buf, size_t len, int from,
@@ -40,6 +47,13 @@ static michi_status_t recv_wait(const struct coll_comm *c, void *buf, size_t len
 	return r.error;
 }
 
+static michi_status_t recv_start(const struct coll_comm *c, void *buf, size_t len, int from,
+				 int tag, struct mtmi_req *r)
+{
+	r->on_complete = NULL;
+	return mtmi_irecv(buf, len, c->peers[from], from, tag, c->ctx, r);
+}
+
 static michi_status_t send_start(const struct coll_comm *c, const void *buf, size_t len, int to,
 				 int tag, struct mtmi_req *r)
 {
@@ -47,7 +61,7 @@ static michi_status_t send_start(const struct coll_comm *c, const void *buf, siz
 	return mtmi_isend(buf, len, c->peers[to], c->rank, tag, c->ctx, MTMI_MODE_STANDARD, r);
 }
 
-/* Waits for the n sends; the first error, or 0. */
+/* Waits for the n requests; the first error, or st if set. */
 static michi_status_t sends_wait(struct mtmi_req *r, int n, michi_status_t st)
 {
 	int i;
@@ -159,4 +173,90 @@ michi_status_t coll_direct_reduce(const struct coll_comm *c, const struct coll_o
 	if (rank == root)
 		return recv_wait(c, rbuf, len, 0, tag);
 	return 0;
+}
+
+/* blocks in the subtree of vr: its lowest set bit (or n), cut at n
+ * (as coll/gather_binomial.c) */
+static int subtree(int vr, int n)
+{
+	int low = vr ? vr & -vr : n;
+
+	return low < n - vr ? low : n - vr;
+}
+
+michi_status_t coll_direct_gather(const struct coll_comm *c, const void *sbuf, void *rbuf,
+				  size_t blen, int root)
+{
+	int n = c->size, rank = c->rank, vr = (rank - root + n) % n, mask, i, nr = 0;
+	int tag = COLL_TAG_GATHER + c->tag_ofs;
+	max_align_t t[2 * DIRECT_MAX / sizeof(max_align_t)];
+	char *rb = rbuf, *tmp = vr == 0 && root == 0 ? rb : (char *)t;
+	const char *mine = sbuf ? sbuf : rb + (size_t)rank * blen;
+	struct mtmi_req r[32];
+	michi_status_t st = 0;
+
+	if (mine != tmp)
+		memmove(tmp, mine, blen);
+	for (mask = 1; mask < n && !(vr & mask); mask <<= 1) {
+		if (vr + mask >= n)
+			continue;
+		st = recv_start(c, tmp + (size_t)mask * blen, (size_t)subtree(vr + mask, n) * blen,
+				(vr + mask + root) % n, tag, &r[nr]);
+		if (st < 0)
+			break;
+		nr++;
+		st = 0;
+	}
+	st = sends_wait(r, nr, st);
+	if (st < 0)
+		return st;
+	if (vr) {
+		st = send_start(c, tmp, (size_t)subtree(vr, n) * blen, (vr - (vr & -vr) + root) % n,
+				tag, &r[0]);
+		return st < 0 ? st : sends_wait(r, 1, 0);
+	}
+	for (i = 0; tmp != rb && i < n; i++)
+		memcpy(rb + (size_t)((i + root) % n) * blen, tmp + (size_t)i * blen, blen);
+	return 0;
+}
+
+michi_status_t coll_direct_scatter(const struct coll_comm *c, const void *sbuf, void *rbuf,
+				   size_t blen, int root)
+{
+	int n = c->size, rank = c->rank, vr = (rank - root + n) % n, mask, i, ns = 0;
+	int tag = COLL_TAG_SCATTER + c->tag_ofs;
+	max_align_t t[2 * DIRECT_MAX / sizeof(max_align_t)];
+	const char *sb = sbuf;
+	char *tmp = (char *)t;
+	struct mtmi_req r[32];
+	michi_status_t st = 0;
+
+	if (vr == 0 && root == 0) {
+		tmp = (char *)sb;
+	} else if (vr == 0) {   /* renumbered order */
+		for (i = 0; i < n; i++)
+			memcpy(tmp + (size_t)i * blen, sb + (size_t)((i + root) % n) * blen, blen);
+	} else {
+		st = recv_start(c, tmp, (size_t)subtree(vr, n) * blen,
+				(vr - (vr & -vr) + root) % n, tag, &r[0]);
+		if (st < 0 || (st = sends_wait(r, 1, 0)) < 0)
+			return st;
+	}
+	for (mask = 1; mask < n && !(vr & mask); mask <<= 1)
+		;
+	for (mask >>= 1; mask > 0; mask >>= 1) {
+		if (vr + mask >= n)
+			continue;
+		st = send_start(c, tmp + (size_t)mask * blen, (size_t)subtree(vr + mask, n) * blen,
+				(vr + mask + root) % n, tag, &r[ns]);
+		if (st < 0)
+			break;
+		ns++;
+		st = 0;
+	}
+	st = sends_wait(r, ns, st);
+	/* the root in place keeps its block where it is */
+	if (st == 0 && rbuf && rbuf != tmp)
+		memcpy(rbuf, tmp, blen);
+	return st;
 }

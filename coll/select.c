@@ -383,6 +383,26 @@ static const struct coll_algo scatter_rows[] = {
 };
 TABLE(scatter, "SCATTER", scatter_rows);
 
+int coll_direct_gather_ok(const struct coll_comm *c, size_t blen)
+{
+	struct coll_query q;
+
+	if (c->size == 1 || !coll_direct_fits_blocks(blen, c->size))
+		return 0;
+	query_of_comm(c, &q, (size_t)c->size * blen, 0, 1);
+	return choose(&gather, &q)->build.gather == gather_binomial;
+}
+
+int coll_direct_scatter_ok(const struct coll_comm *c, size_t blen)
+{
+	struct coll_query q;
+
+	if (c->size == 1 || !coll_direct_fits_blocks(blen, c->size))
+		return 0;
+	query_of_comm(c, &q, (size_t)c->size * blen, 0, 1);
+	return choose(&scatter, &q)->build.scatter == scatter_binomial;
+}
+
 int coll_build_gather(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
 		      const int *counts, const int *displs, size_t ucount, size_t extent,
 		      int root, int vform)

@@ -965,6 +965,7 @@ static int gather_common(const void *sendbuf, int sendcount, MPI_Datatype sendty
 	struct side snd = { NULL, NULL, 0 }, rcv = { NULL, NULL, 0 };
 	struct unstage *u = NULL;
 	struct coll_sched *s;
+	struct coll_comm cc;
 	int err;
 
 	if ((err = coll_enter(c, comm, request, nb, fname)))
@@ -976,7 +977,20 @@ static int gather_common(const void *sendbuf, int sendcount, MPI_Datatype sendty
 					       recvbuf, recvcounts, displs, recvcount, recvtype)))
 		return err;
 	isroot = c->rank == root;
-	if (!(s = coll_new(c, COLL_TAG_GATHER, NULL)))
+	michi_coll_comm(c, &cc);
+	/* small, blocking, uniform and predefined: the tree without a schedule */
+	if (!nb && !vform && michi_dt_builtin_valid(inplace ? recvtype : sendtype) &&
+	    (!isroot || michi_dt_builtin_valid(recvtype))) {
+		size_t blen = inplace ? (size_t)recvcount * michi_dt_size(recvtype)
+				      : (size_t)sendcount * michi_dt_size(sendtype);
+
+		if ((!isroot || blen == (size_t)recvcount * michi_dt_size(recvtype)) &&
+		    coll_direct_gather_ok(&cc, blen))
+			return coll_done(c, coll_direct_gather(&cc, inplace ? NULL : sendbuf,
+							       isroot ? recvbuf : NULL, blen, root),
+					 fname);
+	}
+	if (!(s = coll_new_cc(&cc, COLL_TAG_GATHER, NULL)))
 		return michi_err_nomem(c, fname);
 	if ((inplace || !side_of(s, &snd, sendbuf, NULL, NULL, (size_t)sendcount, sendtype, 1, 1,
 				 NULL)) &&
@@ -1053,6 +1067,7 @@ static int scatter_common(const void *sendbuf, const int *sendcounts, const int 
 	struct side snd = { NULL, NULL, 0 }, rcv = { NULL, NULL, 0 };
 	struct unstage *u = NULL;
 	struct coll_sched *s;
+	struct coll_comm cc;
 	int err;
 
 	if ((err = coll_enter(c, comm, request, nb, fname)))
@@ -1064,7 +1079,20 @@ static int scatter_common(const void *sendbuf, const int *sendcounts, const int 
 					       sendbuf, sendcounts, displs, sendcount, sendtype)))
 		return err;
 	isroot = c->rank == root;
-	if (!(s = coll_new(c, COLL_TAG_SCATTER, NULL)))
+	michi_coll_comm(c, &cc);
+	/* small, blocking, uniform and predefined: the tree without a schedule */
+	if (!nb && !vform && michi_dt_builtin_valid(inplace ? sendtype : recvtype) &&
+	    (!isroot || michi_dt_builtin_valid(sendtype))) {
+		size_t blen = inplace ? (size_t)sendcount * michi_dt_size(sendtype)
+				      : (size_t)recvcount * michi_dt_size(recvtype);
+
+		if ((!isroot || blen == (size_t)sendcount * michi_dt_size(sendtype)) &&
+		    coll_direct_scatter_ok(&cc, blen))
+			return coll_done(c, coll_direct_scatter(&cc, isroot ? sendbuf : NULL,
+								inplace ? NULL : recvbuf, blen, root),
+					 fname);
+	}
+	if (!(s = coll_new_cc(&cc, COLL_TAG_SCATTER, NULL)))
 		return michi_err_nomem(c, fname);
 	if ((!isroot || !side_of(s, &snd, sendbuf, sendcounts, displs, (size_t)sendcount,
 				 sendtype, c->size, 1, NULL)) &&

@@ -661,6 +661,46 @@ static void test_bcast_mixed(int cnt, int root, int seed)
 	free(b);
 }
 
+/* Gather and scatter where odd ranks describe their blocks as one
+ * contiguous derived type: those ranks run the schedule, the others the
+ * direct tree (coll/direct.c), and the two must meet. */
+static void test_rooted_mixed(int cnt, int root, int seed)
+{
+	int n = mtest_size, me = mtest_rank, odd = me % 2;
+	int *s = mtest_malloc(cnt * sizeof(int)), *r = mtest_malloc((long)cnt * n * sizeof(int));
+	MPI_Datatype t;
+
+	MPI_Type_contiguous(cnt, MPI_INT, &t);
+	MPI_Type_commit(&t);
+	fill(s, cnt, me, seed);
+	memset(r, 0xff, (long)cnt * n * sizeof(int));
+	if (odd)
+		MPI_Gather(s, 1, t, r, 1, t, root, MPI_COMM_WORLD);
+	else
+		MPI_Gather(s, cnt, MPI_INT, r, cnt, MPI_INT, root, MPI_COMM_WORLD);
+	for (int k = 0; me == root && k < n; k++) {
+		long bad = check(r + (long)k * cnt, cnt, k, seed);
+
+		mtest_check(bad < 0, "mixed-type gather count %d root %d: block %d element %ld "
+			    "wrong", cnt, root, k, bad);
+	}
+	/* scatter the gathered blocks back out */
+	memset(s, 0xff, cnt * sizeof(int));
+	if (odd)
+		MPI_Scatter(r, 1, t, s, 1, t, root, MPI_COMM_WORLD);
+	else
+		MPI_Scatter(r, cnt, MPI_INT, s, cnt, MPI_INT, root, MPI_COMM_WORLD);
+	{
+		long bad = check(s, cnt, me, seed);
+
+		mtest_check(bad < 0, "mixed-type scatter count %d root %d: element %ld wrong", cnt,
+			    root, bad);
+	}
+	MPI_Type_free(&t);
+	free(s);
+	free(r);
+}
+
 int main(int argc, char **argv)
 {
 	int n, seed = 1;
@@ -672,8 +712,10 @@ int main(int argc, char **argv)
 
 		for (int root = 0; root < n; root++) {
 			test_bcast(cnt, root, seed++);
-			if (cnt > 0)
+			if (cnt > 0) {
 				test_bcast_mixed(cnt, root, seed++);
+				test_rooted_mixed(cnt, root, seed++);
+			}
 			for (int ip = 0; ip < 2; ip++) {
 				test_reduce(cnt, root, ip, seed++);
 				for (int v = 0; v < 2; v++) {
