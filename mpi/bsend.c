@@ -95,7 +95,7 @@ int michi_bsend_start(struct michi_comm *c, const void *buf, int count, MPI_Data
 	s->req = r;
 	s->next = *link;
 	*link = s;
-	michi_dt_pack(buf, count, dt, 0, (char *)s + seg_round(sizeof(*s)), bytes);
+	michi_dt_pack(buf, count, dt, (char *)s + seg_round(sizeof(*s)), bytes);
 	r->kind = MICHI_REQ_SEND;
 	r->comm = c;
 	r->m.on_complete = NULL;

@@ -441,7 +441,7 @@ static int side_of(struct coll_sched *s, struct side *out, const void *buf, cons
 		char *pb = packed + (pd ? (size_t)pd[i] : (size_t)i * ucount) * size;
 
 		if (pack && cnt)
-			michi_dt_pack(ub, (MPI_Count)cnt, dt, 0, pb, cnt * size);
+			michi_dt_pack(ub, (MPI_Count)cnt, dt, pb, cnt * size);
 		if (u)
 			unstage_add(*u, ub, pb, (int)cnt, dt);
 	}
@@ -571,7 +571,7 @@ static michi_status_t typed_out_fn(struct coll_sched *s, void *arg)
 	size_t bytes = michi_dt_packed(t->dt, t->count);
 
 	(void)s;
-	michi_dt_pack(t->scratch, t->count, t->dt, 0, t->packed, bytes);
+	michi_dt_pack(t->scratch, t->count, t->dt, t->packed, bytes);
 	michi_dt_unpack(t->packed, bytes, t->user, t->count, t->dt);
 	michi_dt_release(t->dt);
 	return MICHI_OK;
@@ -1414,7 +1414,7 @@ static int alltoallw_common(const void *sendbuf, const int *scounts, const int *
 
 			if (!p)
 				goto go;
-			michi_dt_pack(ptrs[i], scounts[i], st, 0, p, lens[i]);
+			michi_dt_pack(ptrs[i], scounts[i], st, p, lens[i]);
 			ptrs[i] = p;
 		}
 		if (!coll_contig(rt) && rcounts[i]) {
@@ -1510,7 +1510,7 @@ static int nbr_block(struct coll_sched *s, const struct nbr_side *sd, int i, int
 	if (recv)
 		unstage_add(u, b, *p, cnt, dt);
 	else
-		michi_dt_pack(b, cnt, dt, 0, *p, *len);
+		michi_dt_pack(b, cnt, dt, *p, *len);
 	return 0;
 }
 

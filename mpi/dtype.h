@@ -50,13 +50,11 @@ int michi_dt_contig_at(const void *buf, MPI_Datatype dt, const void **start);
 
 /*
  * Copy between count instances at buf and packed bytes: michi_dt_pack
- * skips the first `skip` packed bytes and writes at most max more into
- * out; michi_dt_unpack reads n packed bytes (the first n of the count
- * instances: a short message unpacks a prefix). Both return the bytes
- * moved.
+ * writes at most max packed bytes into out; michi_dt_unpack reads n
+ * packed bytes (the first n of the count instances: a short message
+ * unpacks a prefix). Both return the bytes moved.
  */
-size_t michi_dt_pack(const void *buf, MPI_Count count, MPI_Datatype dt, size_t skip,
-		     void *out, size_t max);
+size_t michi_dt_pack(const void *buf, MPI_Count count, MPI_Datatype dt, void *out, size_t max);
 size_t michi_dt_unpack(const void *in, size_t n, void *buf, MPI_Count count, MPI_Datatype dt);
 
 /*
@@ -91,15 +89,15 @@ int michi_dt_recv_blocking(struct michi_comm *c, void *buf, MPI_Count count, MPI
 			   int source, int tag, MPI_Status *status, const char *fname);
 /* Start r (kind and comm set) as a send to or receive from peer_rank
  * (a comm rank, or MPI_ANY_SOURCE), staging through r->stage. */
-/* Where count instances of dt (not predefined) at buf go on the wire: in
- * place, or a new staging buffer tmp (packed now for a send) that the
- * caller frees (unpacking it first after a receive). Returns 0 or an MPI
- * error code (handler called). */
 /* Staging memory: large buffers on huge pages, kept for reuse
  * (mpi/pt2pt_dt.c); michi_stage_free also takes malloc'd ones. */
 void *michi_stage_alloc(size_t n);
 void michi_stage_free(void *p);
 
+/* Where count instances of dt (not predefined) at buf go on the wire: in
+ * place, or a new staging buffer tmp (packed now for a send) that the
+ * caller frees with michi_stage_free (unpacking it first after a
+ * receive). Returns 0 or an MPI error code (handler called). */
 struct michi_stage {
 	void *ptr;
 	size_t bytes;

@@ -284,91 +284,49 @@ walk_whole(char *typed, MPI_Count count, const struct michi_dt_info *in, MPI_Ain
 	}
 }
 
-/* The packed bytes [skip, skip + max) of count instances at typed. */
-static size_t walk(char *typed, MPI_Count count, const struct michi_dt_info *in, size_t skip,
-		   char *packed, size_t max, int pack, int may_stream)
+static size_t cursor_walk(char *typed, MPI_Count count, const struct michi_dt_info *info,
+			  struct michi_dt_cursor *c, void *packed, size_t upto, int pack);
+
+/* The first max packed bytes of count instances at typed: all of them in
+ * one loop, a prefix (a short message) by the cursor. */
+static size_t walk(char *typed, MPI_Count count, const struct michi_dt_info *in, char *packed,
+		   size_t max, int pack, int may_stream)
 {
-	size_t size = (size_t)in->size, total = (size_t)count * size;
-	size_t end = skip + max < total ? skip + max : total, pos;
-	MPI_Aint ext = in->ub - in->lb;
-	MPI_Count k;
-	size_t i;
+	size_t total = (size_t)count * (size_t)in->size;
+	struct michi_dt_cursor c = { 0 };
 	int stream;
 
-	if (skip >= end)
+	if (!max || !total)
 		return 0;
-	stream = may_stream && dt_stream_bytes && end - skip >= dt_stream_bytes;
 	if (in->contig) {
-		char *t = typed + in->true_lb + skip;
+		char *t = typed + in->true_lb;
+		size_t n = max < total ? max : total;
 
 		if (pack)
-			memcpy(packed, t, end - skip);
+			memcpy(packed, t, n);
 		else
-			memcpy(t, packed, end - skip);
-		return end - skip;
+			memcpy(t, packed, n);
+		return n;
 	}
-	if (skip == 0 && end == total) {
-		if (pack)
-			walk_whole(typed, count, in, ext, packed, 1, stream);
-		else
-			walk_whole(typed, count, in, ext, packed, 0, stream);
-		if (stream)
-			stream_fence();
-		return total;
-	}
-	k = (MPI_Count)(skip / size);
-	pos = (size_t)k * size;
-	for (; k < count && pos < end; k++) {
-		char *base = typed + k * ext;
-
-		for (i = 0; i < in->nruns && pos < end; i++) {
-			const struct michi_dt_run *r = &in->runs[i];
-			size_t len = (size_t)r->len, rb = len * (size_t)r->count;
-			MPI_Count j;
-
-			if (pos + rb <= skip) {
-				pos += rb;
-				continue;
-			}
-			if (pos >= skip && pos + rb <= end) {
-				if (stream)
-					run_stream(base + r->off, r->stride, len, r->count,
-						   packed + (pos - skip), pack);
-				else
-					run_copy(base + r->off, r->stride, len, r->count,
-						 packed + (pos - skip), pack);
-				pos += rb;
-				continue;
-			}
-			/* the run straddles skip or end: block by block */
-			for (j = 0; j < r->count && pos < end; j++, pos += len) {
-				size_t a = pos < skip ? skip - pos : 0;
-				size_t b = pos + len > end ? end - pos : len;
-				char *t = base + r->off + j * r->stride + a;
-				char *p = packed + (pos + a - skip);
-
-				if (a >= b)
-					continue;
-				if (pack)
-					memcpy(p, t, b - a);
-				else
-					memcpy(t, p, b - a);
-			}
-		}
-	}
+	if (max < total)
+		return cursor_walk(typed, count, in, &c, packed, max, pack);
+	stream = may_stream && dt_stream_bytes && total >= dt_stream_bytes;
+	if (pack)
+		walk_whole(typed, count, in, in->ub - in->lb, packed, 1, stream);
+	else
+		walk_whole(typed, count, in, in->ub - in->lb, packed, 0, stream);
 	if (stream)
 		stream_fence();
-	return end - skip;
+	return total;
 }
 
-size_t michi_dt_pack(const void *buf, MPI_Count count, MPI_Datatype dt, size_t skip,
-		     void *out, size_t max)
+size_t michi_dt_pack(const void *buf, MPI_Count count, MPI_Datatype dt, void *out, size_t max)
 {
 	struct michi_dt_info in;
 
 	if (michi_dt_info(dt, &in))
 		return 0;
-	return walk((char *)buf, count, &in, skip, out, max, 1, 0);
+	return walk((char *)buf, count, &in, out, max, 1, 0);
 }
 
 size_t michi_dt_unpack(const void *in_bytes, size_t n, void *buf, MPI_Count count,
@@ -378,7 +336,7 @@ size_t michi_dt_unpack(const void *in_bytes, size_t n, void *buf, MPI_Count coun
 
 	if (michi_dt_info(dt, &in))
 		return 0;
-	return walk(buf, count, &in, 0, (char *)in_bytes, n, 0, 0);
+	return walk(buf, count, &in, (char *)in_bytes, n, 0, 0);
 }
 
 /* ---- cursor ------------------------------------------------------------ */
@@ -426,30 +384,27 @@ static void cursor_blocks(char *typed, const struct michi_dt_info *in, MPI_Aint 
 	c->t = t;
 }
 
-size_t michi_dt_cursor_move(void *buf, MPI_Count count, MPI_Datatype dt,
-			    struct michi_dt_cursor *c, void *packed, size_t upto, int pack)
+static size_t cursor_walk(char *typed, MPI_Count count, const struct michi_dt_info *in,
+			  struct michi_dt_cursor *c, void *packed, size_t upto, int pack)
 {
-	struct michi_dt_info in;
 	size_t total, start = c->pos;
-	char *typed = buf, *p;
+	char *p;
 	MPI_Aint ext;
 
-	if (michi_dt_info(dt, &in))
-		return 0;
-	total = (size_t)count * (size_t)in.size;
+	total = (size_t)count * (size_t)in->size;
 	if (upto > total)
 		upto = total;
 	if (upto <= c->pos)
 		return 0;
 	p = (char *)packed + c->pos;
-	if (in.contig) {
-		copy_dir(typed + in.true_lb + c->pos, p, upto - c->pos, pack);
+	if (in->contig) {
+		copy_dir(typed + in->true_lb + c->pos, p, upto - c->pos, pack);
 		c->pos = upto;
 		return upto - start;
 	}
-	ext = in.ub - in.lb;
-	if (in.blocks) {
-		cursor_blocks(typed, &in, ext, c, p, upto, pack);
+	ext = in->ub - in->lb;
+	if (in->blocks) {
+		cursor_blocks(typed, in, ext, c, p, upto, pack);
 		return c->pos - start;
 	}
 	while (c->pos < upto) {
@@ -457,12 +412,12 @@ size_t michi_dt_cursor_move(void *buf, MPI_Count count, MPI_Datatype dt,
 		size_t len, left = upto - c->pos, m;
 		char *blk;
 
-		if (c->i == in.nruns) {
+		if (c->i == in->nruns) {
 			c->k++;
 			c->i = 0;
 			continue;
 		}
-		r = &in.runs[c->i];
+		r = &in->runs[c->i];
 		if (c->j == r->count) {
 			c->i++;
 			c->j = 0;
@@ -502,6 +457,16 @@ size_t michi_dt_cursor_move(void *buf, MPI_Count count, MPI_Datatype dt,
 	return c->pos - start;
 }
 
+size_t michi_dt_cursor_move(void *buf, MPI_Count count, MPI_Datatype dt,
+			    struct michi_dt_cursor *c, void *packed, size_t upto, int pack)
+{
+	struct michi_dt_info in;
+
+	if (michi_dt_info(dt, &in))
+		return 0;
+	return cursor_walk(buf, count, &in, c, packed, upto, pack);
+}
+
 /* MPI_Pack and MPI_Unpack: the whole user buffer at once, streamed when
  * large. */
 static size_t user_walk(const void *typed, MPI_Count count, MPI_Datatype dt, void *packed,
@@ -511,7 +476,7 @@ static size_t user_walk(const void *typed, MPI_Count count, MPI_Datatype dt, voi
 
 	if (michi_dt_info(dt, &in))
 		return 0;
-	return walk((char *)typed, count, &in, 0, packed, n, pack, 1);
+	return walk((char *)typed, count, &in, packed, n, pack, 1);
 }
 
 /* ---- elements ------------------------------------------------------------ */

@@ -257,7 +257,7 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest
 		if (michi_dt_builtin_valid(datatype))
 			memcpy(p->stmp, buf, sbytes);
 		else
-			michi_dt_pack(buf, count, datatype, 0, p->stmp, sbytes);
+			michi_dt_pack(buf, count, datatype, p->stmp, sbytes);
 	}
 	if ((err = recv_side(c, p, buf, count, datatype, &rptr, &rbytes, fname)))
 		return pair_drop_new(p, err);

@@ -699,7 +699,7 @@ sendrecv_replace_dt(void *buf, int count, MPI_Datatype datatype, int dest, int s
 		return michi_mpi_err(michi_comm_get(comm), MPI_ERR_NO_MEM, "MPI_Sendrecv_replace",
 				     "(count=%d): cannot allocate %zu bytes of scratch space",
 				     count, 2 * bytes);
-	michi_dt_pack(buf, count, datatype, 0, tmp, bytes);
+	michi_dt_pack(buf, count, datatype, tmp, bytes);
 	err = PMPI_Sendrecv(tmp, (int)bytes, MPI_BYTE, dest, sendtag, tmp + bytes, (int)bytes,
 			    MPI_BYTE, source, recvtag, comm, &st);
 	if (source != MPI_PROC_NULL &&

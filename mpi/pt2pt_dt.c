@@ -164,7 +164,7 @@ static int stage_init(struct michi_comm *c, const char *fname, void *buf, MPI_Co
 				     (long long)count, s->bytes);
 	s->ptr = s->tmp;
 	if (send && (peer < 0 || !pipelined(s, peer)))
-		michi_dt_pack(buf, count, dt, 0, s->tmp, s->bytes);
+		michi_dt_pack(buf, count, dt, s->tmp, s->bytes);
 	return MPI_SUCCESS;
 }
 
