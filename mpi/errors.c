@@ -321,6 +321,14 @@ int michi_mpi_unsupported(const char *fname)
 			     ": not implemented in Michi yet (see the status table in README.md)");
 }
 
+/* The error path of the language bindings built as their own library
+ * (libmpifort): an error of class errclass in fname, reported through
+ * MPI_COMM_WORLD's handler like the core's own. */
+MICHI_EXPORT int michi_binding_error(int errclass, const char *fname, const char *what)
+{
+	return michi_mpi_err(NULL, errclass, fname, ": %s", what);
+}
+
 int michi_not_initialized(const char *fname)
 {
 	char msg[256];
@@ -487,6 +495,8 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 	if (ERRCHK && !errhandler)
 		return michi_mpi_err(c, MPI_ERR_ARG, "MPI_Comm_get_errhandler",
 				     "(errhandler=NULL): output pointer is NULL");
+	/* a new reference, which the caller frees (MPI 3.1 section 8.3) */
+	michi_errhandler_ref(c->errhandler, 1);
 	*errhandler = c->errhandler;
 	return MPI_SUCCESS;
 }
@@ -533,6 +543,23 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 		michi_obj_free(MICHI_KIND_ERRHANDLER, e);
 	*errhandler = MPI_ERRHANDLER_NULL;
 	return MPI_SUCCESS;
+}
+
+/* The MPI-1 names MPI-3 removed (MPICH still has them): the communicator
+ * calls under their old names; a bad argument is reported by the new name. */
+int PMPI_Errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+	return PMPI_Comm_create_errhandler(fn, errhandler);
+}
+
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+	return PMPI_Comm_set_errhandler(comm, errhandler);
+}
+
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+	return PMPI_Comm_get_errhandler(comm, errhandler);
 }
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
@@ -69,6 +70,32 @@ int PMPI_Pcontrol(const int level, ...)
 	return MPI_SUCCESS;
 }
 MICHI_ALIAS_UNLOCKED(Pcontrol)
+
+/* A Fortran status is the C one, integer for integer (mpif.h's
+ * MPI_STATUS_SIZE is 5, MPI_SOURCE 3, MPI_TAG 4, MPI_ERROR 5). The IGNORE
+ * sentinels of either language are not statuses. */
+_Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint),
+	       "a Fortran status is a C one");
+
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+{
+	if (ERRCHK && (!c_status || c_status == MPI_STATUS_IGNORE))
+		return michi_err_null(NULL, "MPI_Status_c2f", "c_status");
+	if (ERRCHK && (!f_status || f_status == MPI_F_STATUS_IGNORE))
+		return michi_err_null(NULL, "MPI_Status_c2f", "f_status");
+	memcpy(f_status, c_status, sizeof(*c_status));
+	return MPI_SUCCESS;
+}
+
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+{
+	if (ERRCHK && (!f_status || f_status == MPI_F_STATUS_IGNORE))
+		return michi_err_null(NULL, "MPI_Status_f2c", "f_status");
+	if (ERRCHK && (!c_status || c_status == MPI_STATUS_IGNORE))
+		return michi_err_null(NULL, "MPI_Status_f2c", "c_status");
+	memcpy(c_status, f_status, sizeof(*c_status));
+	return MPI_SUCCESS;
+}
 
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {

@@ -331,6 +331,8 @@ int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 	SESSION_ARG(session, s, fname);
 	if (!errhandler)
 		return session_err(session, MPI_ERR_ARG, fname, "(errhandler=NULL): NULL pointer");
+	/* a new reference, which the caller frees (MPI 3.1 section 8.3) */
+	michi_errhandler_ref(s->eh, 1);
 	*errhandler = s->eh;
 	return MPI_SUCCESS;
 }

@@ -4,7 +4,9 @@
  * MPI_Add_error_code, MPI_Add_error_string; classes and codes decode with
  * MPI_Error_class and MPI_Error_string, MPI_LASTUSEDCODE covers them,
  * predefined strings cannot be changed, and a user error handler called
- * through MPI_Comm_call_errhandler sees the added code.
+ * through MPI_Comm_call_errhandler sees the added code, also after the
+ * program freed both its handle and the one MPI_Comm_get_errhandler gave
+ * (a new reference: the communicator keeps the handler).
  */
 #include <stdio.h>
 #include <string.h>
@@ -87,5 +89,23 @@ int main(int argc, char **argv)
 	mtest_check(seen_code == code[2][1], "handler saw %d, want %d", seen_code, code[2][1]);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 	MPI_Errhandler_free(&eh);
+
+	{
+		MPI_Errhandler got_eh;
+		MPI_Comm dup;
+
+		MPI_Comm_create_errhandler(handler, &eh);
+		MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+		MPI_Comm_set_errhandler(dup, eh);
+		MPI_Comm_get_errhandler(dup, &got_eh);
+		mtest_check(got_eh == eh, "MPI_Comm_get_errhandler gave another handler");
+		MPI_Errhandler_free(&got_eh);
+		MPI_Errhandler_free(&eh);
+		seen_code = -1;
+		MPI_Comm_call_errhandler(dup, code[1][2]);
+		mtest_check(seen_code == code[1][2],
+			    "after both frees the handler saw %d, want %d", seen_code, code[1][2]);
+		MPI_Comm_free(&dup);
+	}
 	return mtest_finalize();
 }
