@@ -20,7 +20,12 @@
  * polls, then yields, and never sleeps (as MPICH and Open MPI do, and so
  * shm senders skip the check for a sleeping receiver); oversubscribed, it
  * gives the core away after a few polls, since the rank it waits for may
- * need that core, and sleeps after a while of yielding.
+ * need that core, and sleeps after a while of yielding. A polling call
+ * (MPI_Test and friends) that finds nothing yields too, but at most once
+ * per poll_yield_us: a loop that only tests hands the core over within
+ * that time, while a program that tests between small pieces of its own
+ * work (HPCC's RandomAccess tests after every table update, millions of
+ * times a second) does not pay a context switch per call.
  */
 #include "config.h"
 #include "device.h"
@@ -55,6 +60,11 @@ static const char *wait_policy = "auto";
 MICHI_TUNABLE(wait_policy, "wait_policy", MICHI_T_STRING, "auto", MICHI_LEVEL_TUNER,
 	      "how a waiting rank idles: auto (spin, then yield, then sleep; shorter when "
 	      "ranks outnumber cores), spin, yield or block");
+static int poll_yield_us = 20;
+MICHI_TUNABLE(poll_yield_us, "poll_yield_us", MICHI_T_INT, "20", MICHI_LEVEL_TUNER,
+	      "ranks outnumbering cores: MPI_Test and the other polling calls that find "
+	      "nothing give the core away at most once per this many microseconds "
+	      "(0: every time)");
 static int wait_spin = -1;
 MICHI_TUNABLE(wait_spin, "wait_spin", MICHI_T_INT, "-1", MICHI_LEVEL_TUNER,
 	      "idle polls before a waiting rank yields (-1: 2000 with a core per rank, "
@@ -214,6 +224,8 @@ static void devices_wait_policy(const struct michi_job *job)
 
 	w->cores = devices_host_cpus();
 	w->oversubscribed = job->local_size > w->cores;
+	w->poll_yield_ticks = w->oversubscribed && poll_yield_us > 0 ?
+		(uint64_t)(poll_yield_us * michi_ticks_per_us()) : 0;
 	w->spin = wait_spin >= 0 ? (unsigned)wait_spin : w->oversubscribed ? 2 : 2000;
 	w->yield = wait_yield >= 0 ? (unsigned)wait_yield : 200;
 	w->block_ms = wait_block_ms > 0 ? wait_block_ms : 1;

@@ -123,6 +123,9 @@ struct michi_wait_policy {
 	int may_block;
 	int oversubscribed;
 	int cores;
+	/* oversubscribed: the least michi_ticks() between two yields of the
+	 * polling calls (mtmi_poll) */
+	uint64_t poll_yield_ticks;
 };
 extern struct michi_wait_policy michi_wait MICHI_HIDDEN;
 

@@ -147,12 +147,25 @@ int mtmi_progress(void)
 	return n;
 }
 
+/* An oversubscribed poll that found nothing: yield, unless the last
+ * such yield is less than poll_yield_ticks old (devices/device.c). */
+static __attribute__((noinline, cold)) void mtmi_poll_idle(void)
+{
+	static uint64_t next;
+	uint64_t now = michi_ticks();
+
+	if ((int64_t)(now - next) < 0)	/* too soon (wrap-safe) */
+		return;
+	sched_yield();
+	next = michi_ticks() + michi_wait.poll_yield_ticks;
+}
+
 int mtmi_poll(void)
 {
 	int n = mtmi_progress();
 
 	if (n == 0 && unlikely(michi_wait.oversubscribed))
-		sched_yield();
+		mtmi_poll_idle();
 	return n;
 }
 

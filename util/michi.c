@@ -307,6 +307,36 @@ double michi_wtime(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+#if !defined(__x86_64__) && !defined(__i386__)
+uint64_t michi_ticks(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#endif
+
+double michi_ticks_per_us(void)
+{
+	static double rate;
+	double t0, t1;
+	uint64_t k0, k1;
+
+	if (rate > 0)
+		return rate;
+	t0 = michi_wtime();
+	k0 = michi_ticks();
+	do
+		t1 = michi_wtime();
+	while (t1 - t0 < 50e-6);
+	k1 = michi_ticks();
+	rate = (double)(k1 - k0) / ((t1 - t0) * 1e6);
+	if (!(rate > 0))
+		rate = 1000.0;   /* a counter that does not move: treat as ns */
+	return rate;
+}
+
 void michi_shm_prefix(const uint8_t key[16], char *buf, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ull;   /* FNV-1a */

@@ -150,6 +150,21 @@ MICHI_EXPORT void michi_tunables_print(void *stdio_file, int max_level);
 /* ---- small helpers ---------------------------------------------------- */
 
 double michi_wtime(void);          /* seconds, CLOCK_MONOTONIC */
+/* A cheap clock for rate limits: the time-stamp counter where there is
+ * one (a few ns to read), else CLOCK_MONOTONIC in ns. Its rate is what
+ * michi_ticks_per_us() measured; only differences mean anything. */
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+static inline uint64_t michi_ticks(void)
+{
+	return __rdtsc();
+}
+#else
+uint64_t michi_ticks(void);
+#endif
+/* Ticks of michi_ticks() per microsecond, measured once over about 50 us
+ * of CLOCK_MONOTONIC on first use. */
+double michi_ticks_per_us(void);
 /* "michi-<16 hex digits>-": the start of the name of every shared-memory
  * segment of the job with this key (devices/shm), which the launcher's
  * proxy removes when a job dies before its ranks could. The digits are a
