@@ -13,6 +13,13 @@
  * asks each copy callback whether the duplicate gets the attribute.
  * Window keyvals can be made and freed; attributes on windows come with
  * windows.
+ *
+ * Languages (MPI 3.1 section 17.2.7): an attribute set from Fortran is an
+ * integer, not a pointer. It is kept as the void * value all the same,
+ * marked, with a copy of the integer: C's get then returns the address of
+ * that integer, as the standard asks, and Fortran's get returns the value
+ * either way (a C pointer as an integer). libmpifort reaches these through
+ * michi_fortran_attr().
  */
 #include "mpiimpl.h"
 #include "dtype.h"
@@ -35,6 +42,8 @@ struct michi_attr {
 	struct michi_attr *next;
 	struct michi_keyval *kv;
 	void *val;
+	int fortran;          /* set from Fortran: val is an integer */
+	MPI_Aint fval;        /* that integer, for C's get to point to */
 };
 
 typedef int (attr_copy_fn)(int oldobj, int keyval, void *extra, void *in, void *out, int *flag);
@@ -126,7 +135,7 @@ static int attr_delete_cb(int obj, const struct michi_attr *a)
 }
 
 static int attr_set(struct michi_comm *c, const char *fname, struct michi_attr **list, int obj,
-		    struct michi_keyval *kv, void *val)
+		    struct michi_keyval *kv, void *val, int fortran)
 {
 	struct michi_attr **at = attr_find(list, kv), *a;
 	int err;
@@ -138,6 +147,8 @@ static int attr_set(struct michi_comm *c, const char *fname, struct michi_attr *
 					     "(): the delete callback of the old value failed (%d)",
 					     err);
 		(*at)->val = val;
+		(*at)->fortran = fortran;
+		(*at)->fval = (MPI_Aint)(uintptr_t)val;
 		return MPI_SUCCESS;
 	}
 	a = malloc(sizeof(*a));
@@ -145,18 +156,28 @@ static int attr_set(struct michi_comm *c, const char *fname, struct michi_attr *
 		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
 	a->kv = kv;
 	a->val = val;
+	a->fortran = fortran;
+	a->fval = (MPI_Aint)(uintptr_t)val;
 	a->next = *list;
 	kv->h.refs++;
 	*list = a;
 	return MPI_SUCCESS;
 }
 
-static int attr_get(struct michi_attr *list, struct michi_keyval *kv, void *out, int *flag)
+/* out: a void * for C, an MPI_Aint for Fortran */
+static int attr_get(struct michi_attr *list, struct michi_keyval *kv, void *out, int *flag,
+		    int fortran)
 {
 	struct michi_attr **at = attr_find(&list, kv);
 
 	*flag = at != NULL;
-	if (at)
+	if (!at)
+		return MPI_SUCCESS;
+	if (fortran)
+		*(MPI_Aint *)out = (MPI_Aint)(uintptr_t)(*at)->val;
+	else if ((*at)->fortran)
+		*(void **)out = &(*at)->fval;
+	else
 		*(void **)out = (*at)->val;
 	return MPI_SUCCESS;
 }
@@ -222,6 +243,8 @@ int michi_attrs_copy(int oldobj, struct michi_attr *src, struct michi_attr **dst
 			return MPI_ERR_NO_MEM;
 		n->kv = a->kv;
 		n->val = out;
+		n->fortran = a->fortran;
+		n->fval = (MPI_Aint)(uintptr_t)out;
 		n->next = NULL;
 		a->kv->h.refs++;
 		/* keep the order of the original */
@@ -267,7 +290,7 @@ int PMPI_Keyval_free(int *keyval)
 	return keyval_free("MPI_Keyval_free", KV_COMM, keyval);
 }
 
-static int comm_set_attr(const char *fname, MPI_Comm comm, int keyval, void *val)
+static int comm_set_attr(const char *fname, MPI_Comm comm, int keyval, void *val, int fortran)
 {
 	struct michi_comm *c;
 	struct michi_keyval *kv;
@@ -276,17 +299,17 @@ static int comm_set_attr(const char *fname, MPI_Comm comm, int keyval, void *val
 	kv = keyval_get(keyval, KV_COMM);
 	if (!kv)
 		return keyval_bad(c, fname, keyval, KV_COMM);
-	return attr_set(c, fname, &c->attrs, (int)c->handle, kv, val);
+	return attr_set(c, fname, &c->attrs, (int)c->handle, kv, val, fortran);
 }
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
-	return comm_set_attr("MPI_Comm_set_attr", comm, comm_keyval, attribute_val);
+	return comm_set_attr("MPI_Comm_set_attr", comm, comm_keyval, attribute_val, 0);
 }
 
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
-	return comm_set_attr("MPI_Attr_put", comm, keyval, attribute_val);
+	return comm_set_attr("MPI_Attr_put", comm, keyval, attribute_val, 0);
 }
 
 static int comm_delete_attr(const char *fname, MPI_Comm comm, int keyval)
@@ -319,7 +342,7 @@ int michi_comm_user_attr(struct michi_comm *c, int keyval, void *out, int *flag)
 
 	if (!kv)
 		return 0;
-	attr_get(c->attrs, kv, out, flag);
+	attr_get(c->attrs, kv, out, flag, 0);
 	return 1;
 }
 
@@ -410,7 +433,8 @@ int PMPI_Type_free_keyval(int *keyval)
 	return keyval_free("MPI_Type_free_keyval", KV_TYPE, keyval);
 }
 
-int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+static int type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val,
+			 int fortran)
 {
 	struct michi_keyval *kv;
 	struct type_attrs *t;
@@ -422,10 +446,17 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
 	t = type_entry(datatype, 1);
 	if (!t)
 		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Type_set_attr", "(): no memory");
-	return attr_set(NULL, "MPI_Type_set_attr", &t->attrs, (int)datatype, kv, attribute_val);
+	return attr_set(NULL, "MPI_Type_set_attr", &t->attrs, (int)datatype, kv, attribute_val,
+			fortran);
 }
 
-int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+{
+	return type_set_attr(datatype, type_keyval, attribute_val, 0);
+}
+
+static int type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag,
+			 int fortran)
 {
 	struct michi_keyval *kv;
 	struct type_attrs *t;
@@ -438,7 +469,12 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
 		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Type_get_attr", "(): NULL output pointer");
 	t = type_entry(datatype, 0);
 	*flag = 0;
-	return t ? attr_get(t->attrs, kv, attribute_val, flag) : MPI_SUCCESS;
+	return t ? attr_get(t->attrs, kv, attribute_val, flag, fortran) : MPI_SUCCESS;
+}
+
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+{
+	return type_get_attr(datatype, type_keyval, attribute_val, flag, 0);
 }
 
 int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
@@ -470,4 +506,38 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy, MPI_Win_delete_attr
 int PMPI_Win_free_keyval(int *keyval)
 {
 	return keyval_free("MPI_Win_free_keyval", KV_WIN, keyval);
+}
+
+/* ---- the Fortran bindings' attribute calls ------------------------------ */
+
+/*
+ * For libmpifort: set (set != 0, from *val) or get (into *val and *flag)
+ * an attribute from Fortran, on a communicator (kind 'c') or a datatype
+ * ('t'). Returns -1, having done nothing, for a communicator key that is
+ * not a user key (the predefined ones, and bad keys, go through
+ * MPI_Comm_get_attr) and for windows, which have no attributes yet.
+ */
+MICHI_EXPORT int michi_fortran_attr(int set, int kind, int obj, int keyval, MPI_Aint *val,
+				    int *flag)
+{
+	void *v = (void *)(uintptr_t)*val;
+
+	if (kind == 't')
+		return set ? type_set_attr(obj, keyval, v, 1) :
+			     type_get_attr(obj, keyval, val, flag, 1);
+	if (kind != 'c')
+		return -1;
+	if (set)
+		return comm_set_attr("MPI_Comm_set_attr", obj, keyval, v, 1);
+	if (!keyval_live(keyval, KV_COMM))
+		return -1;
+	{
+		struct michi_comm *c;
+
+		COMM_ATTR_ARG("MPI_Comm_get_attr", obj, c);
+		if (ERRCHK && !flag)
+			return michi_mpi_err(c, MPI_ERR_ARG, "MPI_Comm_get_attr",
+					     "(): NULL output pointer");
+		return attr_get(c->attrs, keyval_live(keyval, KV_COMM), val, flag, 1);
+	}
 }

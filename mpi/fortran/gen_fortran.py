@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+#
+# mpi/fortran/gen_fortran.py: writes the C side of the mpif.h and `use mpi`
+# bindings (libmpifort) from mpi/bindings/functions.txt, the one table of
+# MPI's C prototypes.
+#
+# Every Fortran MPI routine takes its arguments by reference and returns
+# its error code in a last INTEGER argument; character arguments add a
+# hidden length (size_t, gfortran) after all the others. The generated
+# wrapper of MPI_X is the function pmpi_x_ and, as in MPICH, the names
+# mpi_x_, mpi_x__, mpi_x, MPI_X (and the same for pmpi_) are weak aliases
+# of it, so programs built against MPICH's libmpifort link and run. It
+# calls the C PMPI_X.
+#
+# An argument's conversion follows from its C type and, where the type
+# alone is not enough, its name:
+#   choice buffers (void * named like a buffer)  MPI_BOTTOM, MPI_IN_PLACE
+#                                                 sentinels recognised
+#   int, handles, MPI_Aint... by value            dereferenced
+#   int *, handle pointers and arrays             passed on (MPI_Fint is int,
+#                                                 and handles are ints)
+#   MPI_Status * / MPI_Status []                  the 5-integer Fortran status
+#                                                 is MPI_Status; the IGNORE
+#                                                 sentinels recognised
+#   MPI_File                                      MPI_File_f2c / c2f
+#   const char *                                  blank-trimmed copy
+#   char * (out)                                  written blank-padded
+#   LOGICAL flags (by name)                       C's nonzero -> 1 (gfortran)
+#   Waitany/Testany/some indices                  0-based -> 1-based
+#   MPI-1 calls with INTEGER addresses            converted from/to MPI_Aint
+# A function whose arguments fall outside these (callbacks with another
+# Fortran signature, attribute values, argv arrays, functions that return
+# a value) has its wrapper written by hand in fortran_special.c; the
+# generator reads that file's F_WRAPPER(name, NAME) lines and fails when a
+# function has neither kind of wrapper. Functions with no Fortran binding
+# (MPI_T, the C-only converters) and the large-count "_c" calls (only
+# mpi_f08 has those) are left out.
+
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "bindings"))
+from gen_stubs import read_table, param_name  # noqa: E402
+
+HANDLES = {"MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Win", "MPI_Session",
+           "MPI_Op", "MPI_Errhandler", "MPI_Request", "MPI_Message",
+           "MPI_Info"}
+WIDE = {"MPI_Aint", "MPI_Count", "MPI_Offset"}
+CHOICE = {"buf", "sendbuf", "recvbuf", "inbuf", "outbuf", "inoutbuf",
+          "origin_addr", "result_addr", "compare_addr", "buffer", "location",
+          "base", "ptr", "buffer_addr_unused"}
+# LOGICAL arguments C writes (normalised to 1 or 0 for gfortran); LOGICAL
+# inputs need nothing: gfortran's .TRUE. is 1.
+LOGICAL_OUT = {"flag", "periods", "weighted"}
+# Calls whose INTEGER indices are 1-based in Fortran.
+INDEX_OUT = {"MPI_Waitany": "indx", "MPI_Testany": "indx"}
+INDICES_OUT = {"MPI_Waitsome", "MPI_Testsome"}
+# MPI-1 calls whose addresses and extents are default INTEGERs in Fortran.
+MPI1_INT_AINT = {"MPI_Address", "MPI_Type_extent", "MPI_Type_hindexed",
+                 "MPI_Type_hvector", "MPI_Type_lb", "MPI_Type_struct",
+                 "MPI_Type_ub"}
+# C-only functions (Fortran has no binding for them).
+NO_FORTRAN = re.compile(r"^MPI_(T_|Status_(c2f|f2c|f082c|c2f08|f082f|f2f08)|"
+                        r"File_(c2f|f2c)$)")
+SKIP_FAMILIES = {"Large count (MPI-4.0 _c)", "Tools (MPI_T)"}
+WEIGHTS = {"sourceweights", "destweights", "weights"}
+
+
+class Unhandled(Exception):
+    pass
+
+
+def split_type(p):
+    """(base type, pointer depth, is array, const, name) of a parameter."""
+    name = param_name(p)
+    if name is None:
+        raise Unhandled(p)
+    m = re.match(r"^(.*?)\b%s\b\s*((\[[^\]]*\]\s*)*)$" % re.escape(name), p)
+    if not m:
+        raise Unhandled(p)
+    t, arr = m.group(1).strip(), m.group(2).strip()
+    const = t.startswith("const ")
+    if const:
+        t = t[6:].strip()
+    depth = t.count("*")
+    base = t.replace("*", "").strip()
+    return base, depth, bool(arr), const, name, arr
+
+
+class Wrapper:
+    """The pieces of one generated wrapper."""
+
+    def __init__(self, f):
+        self.f = f
+        self.dummies = []     # C parameter declarations of the Fortran args
+        self.lens = []        # hidden character lengths
+        self.pre = []         # statements before the call
+        self.args = []        # arguments of the C call
+        self.post = []        # statements after a successful call
+        self.cleanup = []     # statements after the call, always
+        self.locals = []
+
+
+def convert(w, f, p):
+    base, depth, arr, const, name, arrtxt = split_type(p)
+    mpi1 = f.name in MPI1_INT_AINT
+    if base == "void" and depth == 1:
+        if name not in CHOICE:
+            raise Unhandled(p)
+        w.dummies.append("void *%s" % name)
+        w.args.append("F_BUF(%s)" % name)
+        return
+    if base == "int" and depth == 0 and not arr:
+        w.dummies.append("MPI_Fint *%s" % name)
+        w.args.append("*%s" % name)
+        return
+    if base == "int" and (depth == 1 or arr) and depth <= 1:
+        if arrtxt.count("[") > 1 and arrtxt != "[][3]":
+            raise Unhandled(p)
+        w.dummies.append("MPI_Fint *%s" % name)
+        if name in WEIGHTS:
+            w.args.append("F_WEIGHTS(%s)" % name)
+        elif arrtxt == "[][3]":
+            w.args.append("(int (*)[3])%s" % name)
+        else:
+            w.args.append(name)
+        if name in LOGICAL_OUT and not const:
+            if arr:
+                # only MPI_Cart_get's periods: maxdims of them
+                w.post.append("for (int i = 0; i < *maxdims; i++)\n"
+                              "\t\t%s[i] = F_LOGICAL(%s[i]);" % (name, name))
+            else:
+                w.post.append("*%s = F_LOGICAL(*%s);" % (name, name))
+        if INDEX_OUT.get(f.name) == name:
+            w.post.append("if (*%s != MPI_UNDEFINED)\n\t\t(*%s)++;" % (name, name))
+        if f.name in INDICES_OUT and name == "array_of_indices":
+            w.post.append("if (*outcount != MPI_UNDEFINED)\n"
+                          "\t\tfor (int i = 0; i < *outcount; i++)\n"
+                          "\t\t\tarray_of_indices[i]++;")
+        return
+    if base in HANDLES:
+        w.dummies.append("MPI_Fint *%s" % name)
+        if depth == 0 and not arr:
+            w.args.append("(%s)*%s" % (base, name))
+        else:
+            w.args.append("(%s%s *)%s" % ("const " if const else "", base, name))
+        return
+    if base == "MPI_File":
+        w.dummies.append("MPI_Fint *%s" % name)
+        if depth == 0 and not arr:
+            w.args.append("f_file(*%s)" % name)
+        elif depth == 1 and not arr:
+            w.locals.append("MPI_File %s_c = f_file(*%s);" % (name, name))
+            w.args.append("&%s_c" % name)
+            w.post.append("*%s = f_file_c2f(%s_c);" % (name, name))
+        else:
+            raise Unhandled(p)
+        return
+    if base == "MPI_Status" and (depth == 1 or arr):
+        w.dummies.append("MPI_Fint *%s" % name)
+        if arr:
+            w.args.append("F_STATUSES(%s)" % name)
+        else:
+            w.args.append("F_STATUS(%s)" % name)
+        return
+    if base in WIDE:
+        if mpi1 and base == "MPI_Aint":
+            w.dummies.append("MPI_Fint *%s" % name)
+            if depth == 0 and not arr:
+                w.args.append("(MPI_Aint)*%s" % name)
+            elif arr:
+                w.locals.append("MPI_Aint *%s_a = f_aint_array(%s, *count);" % (name, name))
+                w.pre.append("if (!%s_a && *count > 0) {\n"
+                             "\t\t*ierr = michi_f_nomem(\"%s\");\n"
+                             "\t\treturn;\n\t}" % (name, f.name))
+                w.args.append("%s_a" % name)
+                w.cleanup.append("free(%s_a);" % name)
+            else:
+                w.locals.append("MPI_Aint %s_a = 0;" % name)
+                w.args.append("&%s_a" % name)
+                w.post.append("*%s = (MPI_Fint)%s_a;" % (name, name))
+            return
+        w.dummies.append("%s *%s" % (base, name))
+        w.args.append("*%s" % name if depth == 0 and not arr else name)
+        return
+    if base == "char" and (depth == 1) != arr and arrtxt in ("", "[]"):
+        w.dummies.append("char *%s" % name)
+        w.lens.append("size_t %s_len" % name)
+        if const:
+            w.locals.append("char *%s_c = michi_f_str_in(%s, %s_len);" % (name, name, name))
+            w.pre.append("if (!%s_c) {\n\t\t*ierr = michi_f_nomem(\"%s\");\n"
+                         "\t\treturn;\n\t}" % (name, f.name))
+            w.args.append("%s_c" % name)
+            w.cleanup.append("free(%s_c);" % name)
+        else:
+            w.locals.append("char *%s_c = michi_f_str_buf(%s_len);" % (name, name))
+            w.pre.append("if (!%s_c) {\n\t\t*ierr = michi_f_nomem(\"%s\");\n"
+                         "\t\treturn;\n\t}" % (name, f.name))
+            w.args.append("%s_c" % name)
+            w.post.append("michi_f_str_out(%s, %s_len, %s_c);" % (name, name, name))
+            w.cleanup.append("free(%s_c);" % name)
+        return
+    if base in ("MPI_User_function", "MPI_Comm_errhandler_function",
+                "MPI_Win_errhandler_function", "MPI_File_errhandler_function",
+                "MPI_Session_errhandler_function") and depth == 1:
+        # Fortran's (INTEGER comm, INTEGER err) by reference is the C
+        # signature (MPI_Comm *, int *); a user op's (in, inout, len, type)
+        # likewise.
+        w.dummies.append("%s *%s" % (base, name))
+        w.args.append(name)
+        return
+    raise Unhandled(p)
+
+
+def lower(f):
+    return f.name[4:].lower()
+
+
+def generate(f):
+    w = Wrapper(f)
+    for p in f.params:
+        convert(w, f, p)
+    return w
+
+
+def emit(w, out):
+    f = w.f
+    lc = lower(f)
+    params = w.dummies + ["MPI_Fint *ierr"] + w.lens
+    out.write("F_EXPORT void pmpi_%s_(%s)\n{\n" % (lc, ", ".join(params)))
+    for l in w.locals:
+        out.write("\t%s\n" % l)
+    for s in w.pre:
+        out.write("\t%s\n" % s)
+    out.write("\t*ierr = P%s(%s);\n" % (f.name, ", ".join(w.args)))
+    if w.post:
+        if len(w.post) == 1 and "\n" not in w.post[0]:
+            out.write("\tif (*ierr == MPI_SUCCESS)\n\t\t%s\n" % w.post[0])
+        else:
+            out.write("\tif (*ierr == MPI_SUCCESS) {\n")
+            for s in w.post:
+                out.write("\t\t%s\n" % s.replace("\n", "\n\t"))
+            out.write("\t}\n")
+    for s in w.cleanup:
+        out.write("\t%s\n" % s)
+    out.write("}\nF_ALIASES(%s, %s)\n\n" % (lc, lc.upper()))
+
+
+def hand_written(path):
+    """The functions fortran_special.c wraps: F_ALIASES(x, X) lines, and
+    the lines of its macros that define wrappers (F_KEYVAL_CREATE(x, ...)
+    and F_ATTR_SET_GET(kind, ...), which makes kind_set_attr and
+    kind_get_attr)."""
+    names = set()
+    text = open(path).read()
+    for m in re.finditer(r"^F_(ALIASES|KEYVAL_CREATE)\((\w+),", text, re.M):
+        names.add("mpi_" + m.group(2))
+    for m in re.finditer(r"^F_ATTR_SET_GET\((\w+),", text, re.M):
+        names.add("mpi_%s_set_attr" % m.group(1))
+        names.add("mpi_%s_get_attr" % m.group(1))
+    return names
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--table", required=True)
+    ap.add_argument("--special", required=True,
+                    help="fortran_special.c, the hand-written wrappers")
+    ap.add_argument("--output", required=True)
+    ap.add_argument("--list-special", action="store_true",
+                    help="print the functions that need a hand-written wrapper")
+    a = ap.parse_args()
+    special = hand_written(a.special)
+    funcs = [f for f in read_table(a.table)
+             if f.family not in SKIP_FAMILIES and not NO_FORTRAN.match(f.name)]
+    missing = []
+    with open(a.output, "w") as out:
+        out.write("/* SPDX-License-Identifier: MIT */\n"
+                  "/* Generated by mpi/fortran/gen_fortran.py from "
+                  "mpi/bindings/functions.txt; do not edit. */\n"
+                  "#include \"fortran_impl.h\"\n\n")
+        n = 0
+        for f in funcs:
+            if f.name.lower() in special:
+                continue
+            try:
+                if f.ret != "int":
+                    raise Unhandled(f.ret)
+                w = generate(f)
+            except Unhandled as e:
+                missing.append("%s (%s)" % (f.name, e))
+                continue
+            emit(w, out)
+            n += 1
+    if a.list_special or missing:
+        for m in missing:
+            print(m, file=sys.stderr if not a.list_special else sys.stdout)
+    if missing and not a.list_special:
+        os.unlink(a.output)
+        sys.exit("gen_fortran.py: %d functions have neither a generated nor a "
+                 "hand-written wrapper (fortran_special.c)" % len(missing))
+
+
+if __name__ == "__main__":
+    main()
