@@ -104,6 +104,13 @@ void michi_f_str_out(char *dst, size_t len, const char *src);
 /* MPI-1 INTEGER address arrays to MPI_Aint (NULL when n <= 0 or no memory). */
 MPI_Aint *f_aint_array(const MPI_Fint *a, MPI_Fint n);
 
+/* mpi_f08's IERROR is OPTIONAL: absent, gfortran passes a null pointer.
+ * Every wrapper opens with this, and then always has an ierr to set. */
+#define F_IERR_OPTIONAL(ierr) \
+	MPI_Fint ierr##_absent; \
+	if (!(ierr)) \
+		(ierr) = &ierr##_absent
+
 /* The MPI_ERR_NO_MEM return of a wrapper that could not allocate. */
 int michi_f_nomem(const char *fname);
 /* libmpi's error path for the bindings (mpi/errors.c). */

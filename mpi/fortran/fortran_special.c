@@ -89,12 +89,14 @@ MPI_Aint *f_aint_array(const MPI_Fint *a, MPI_Fint n)
 
 F_EXPORT void pmpi_init_(MPI_Fint *ierr)
 {
+	F_IERR_OPTIONAL(ierr);
 	*ierr = PMPI_Init(NULL, NULL);
 }
 F_ALIASES(init, INIT)
 
 F_EXPORT void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 {
+	F_IERR_OPTIONAL(ierr);
 	*ierr = PMPI_Init_thread(NULL, NULL, *required, provided);
 }
 F_ALIASES(init_thread, INIT_THREAD)
@@ -133,6 +135,7 @@ F_ALIASES(pcontrol, PCONTROL)
 /* BASEPTR is an INTEGER(KIND=MPI_ADDRESS_KIND) (a Cray pointer's value). */
 F_EXPORT void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, MPI_Aint *baseptr, MPI_Fint *ierr)
 {
+	F_IERR_OPTIONAL(ierr);
 	void *p = NULL;
 
 	*ierr = PMPI_Alloc_mem(*size, (MPI_Info)*info, &p);
@@ -144,6 +147,7 @@ F_ALIASES(alloc_mem, ALLOC_MEM)
 /* Fortran cannot use the detached buffer's address; BUFFER_ADDR is left. */
 F_EXPORT void pmpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr)
 {
+	F_IERR_OPTIONAL(ierr);
 	void *p;
 
 	(void)buffer_addr;
@@ -156,6 +160,7 @@ F_ALIASES(buffer_detach, BUFFER_DETACH)
 /* Fortran's MPI_INFO_CREATE_ENV(INFO, IERROR) has no argc and argv. */
 F_EXPORT void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr)
 {
+	F_IERR_OPTIONAL(ierr);
 	*ierr = PMPI_Info_create_env(0, NULL, info);
 }
 F_ALIASES(info_create_env, INFO_CREATE_ENV)
@@ -163,6 +168,7 @@ F_ALIASES(info_create_env, INFO_CREATE_ENV)
 F_EXPORT void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value,
 			     MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len)
 {
+	F_IERR_OPTIONAL(ierr);
 	char *k = michi_f_str_in(key, key_len), *v = michi_f_str_buf(value_len);
 	int fl = 0, n = *valuelen < (MPI_Fint)value_len ? *valuelen : (int)value_len;
 
@@ -185,6 +191,7 @@ F_ALIASES(info_get, INFO_GET)
 F_EXPORT void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value,
 				    MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len)
 {
+	F_IERR_OPTIONAL(ierr);
 	char *k = michi_f_str_in(key, key_len), *v = michi_f_str_buf(value_len);
 	int fl = 0, n = (*buflen < (MPI_Fint)value_len ? *buflen : (int)value_len) + 1;
 
@@ -318,6 +325,7 @@ static struct f_keyval *f_keyval_new(void *copy, void *del, MPI_Aint extra, int 
 F_EXPORT void pmpi_##lc##_(void *copy_fn, void *delete_fn, MPI_Fint *keyval, MPI_Aint *extra_state, \
 			   MPI_Fint *ierr) \
 { \
+	F_IERR_OPTIONAL(ierr); \
 	struct f_keyval *k = f_keyval_new(copy_fn, delete_fn, *extra_state, 0); \
  \
 	if (!k) { \
@@ -341,6 +349,7 @@ F_KEYVAL_CREATE(win_create_keyval, WIN_CREATE_KEYVAL, Win_create_keyval,
 F_EXPORT void pmpi_keyval_create_(void *copy_fn, void *delete_fn, MPI_Fint *keyval,
 				  MPI_Fint *extra_state, MPI_Fint *ierr)
 {
+	F_IERR_OPTIONAL(ierr);
 	struct f_keyval *k = f_keyval_new(copy_fn, delete_fn, *extra_state, 1);
 
 	if (!k) {
@@ -389,12 +398,14 @@ static int f_set_attr(int kind, int (*cset)(int, int, void *), MPI_Fint obj, MPI
 #define F_ATTR_SET_GET(kind, KIND, Kind, k) \
 F_EXPORT void pmpi_##kind##_set_attr_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *ierr) \
 { \
+	F_IERR_OPTIONAL(ierr); \
 	*ierr = f_set_attr(k, PMPI_##Kind##_set_attr, *obj, *keyval, val); \
 } \
 F_ALIASES(kind##_set_attr, KIND##_SET_ATTR) \
 F_EXPORT void pmpi_##kind##_get_attr_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *val, \
 				      MPI_Fint *flag, MPI_Fint *ierr) \
 { \
+	F_IERR_OPTIONAL(ierr); \
 	*ierr = f_get_attr(k, PMPI_##Kind##_get_attr, *obj, *keyval, val, flag); \
 } \
 F_ALIASES(kind##_get_attr, KIND##_GET_ATTR)
@@ -406,6 +417,7 @@ F_ATTR_SET_GET(win, WIN, Win, 'w')
 /* MPI-1: default INTEGER values */
 F_EXPORT void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *ierr)
 {
+	F_IERR_OPTIONAL(ierr);
 	MPI_Aint v = *val;
 
 	*ierr = f_set_attr('c', PMPI_Comm_set_attr, *comm, *keyval, &v);
@@ -415,6 +427,7 @@ F_ALIASES(attr_put, ATTR_PUT)
 F_EXPORT void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *flag,
 			     MPI_Fint *ierr)
 {
+	F_IERR_OPTIONAL(ierr);
 	MPI_Aint v = 0;
 
 	*ierr = f_get_attr('c', PMPI_Comm_get_attr, *comm, *keyval, &v, flag);
@@ -446,6 +459,7 @@ F_ALIASES(attr_get, ATTR_GET)
 F_EXPORT void pmpi_##lc##_(MPI_Fint *obj, MPI_Fint *keyval, T *extra, T *in, T *out, \
 			   MPI_Fint *flag, MPI_Fint *ierr) \
 { \
+	F_IERR_OPTIONAL(ierr); \
 	(void)obj, (void)keyval, (void)extra; \
 	*out = *in; \
 	*flag = F_TRUE; \
@@ -456,6 +470,7 @@ F_ALIASES(lc, UC)
 F_EXPORT void pmpi_##lc##_(MPI_Fint *obj, MPI_Fint *keyval, T *extra, T *in, T *out, \
 			   MPI_Fint *flag, MPI_Fint *ierr) \
 { \
+	F_IERR_OPTIONAL(ierr); \
 	(void)obj, (void)keyval, (void)extra, (void)in, (void)out; \
 	*flag = F_FALSE; \
 	*ierr = MPI_SUCCESS; \
@@ -464,6 +479,7 @@ F_ALIASES(lc, UC)
 #define F_NULL_DELETE_FN(lc, UC, T) \
 F_EXPORT void pmpi_##lc##_(MPI_Fint *obj, MPI_Fint *keyval, T *val, T *extra, MPI_Fint *ierr) \
 { \
+	F_IERR_OPTIONAL(ierr); \
 	(void)obj, (void)keyval, (void)val, (void)extra; \
 	*ierr = MPI_SUCCESS; \
 } \
@@ -530,6 +546,7 @@ static int f_greq_cancel(void *extra, int complete)
 F_EXPORT void pmpi_grequest_start_(f_query_fn *query_fn, f_free_fn *free_fn, f_cancel_fn *cancel_fn,
 				   MPI_Aint *extra_state, MPI_Fint *request, MPI_Fint *ierr)
 {
+	F_IERR_OPTIONAL(ierr);
 	struct f_greq *g = malloc(sizeof(*g));
 
 	if (!g) {
@@ -551,6 +568,7 @@ F_ALIASES(grequest_start, GREQUEST_START)
 F_EXPORT void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm,
 				 MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr)
 {
+	F_IERR_OPTIONAL(ierr);
 	void *p = NULL;
 
 	*ierr = PMPI_Win_allocate(*size, *disp_unit, *info, *comm, &p, win);
@@ -562,6 +580,7 @@ F_ALIASES(win_allocate, WIN_ALLOCATE)
 F_EXPORT void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info,
 					MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr)
 {
+	F_IERR_OPTIONAL(ierr);
 	void *p = NULL;
 
 	*ierr = PMPI_Win_allocate_shared(*size, *disp_unit, *info, *comm, &p, win);
@@ -573,6 +592,7 @@ F_ALIASES(win_allocate_shared, WIN_ALLOCATE_SHARED)
 F_EXPORT void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size,
 				     MPI_Fint *disp_unit, MPI_Aint *baseptr, MPI_Fint *ierr)
 {
+	F_IERR_OPTIONAL(ierr);
 	void *p = NULL;
 
 	*ierr = PMPI_Win_shared_query(*win, *rank, size, disp_unit, &p);
@@ -592,6 +612,7 @@ F_EXPORT void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MP
 			       MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm,
 			       MPI_Fint *errcodes, MPI_Fint *ierr, size_t command_len, size_t argv_len)
 {
+	F_IERR_OPTIONAL(ierr);
 	(void)command, (void)argv, (void)maxprocs, (void)info, (void)root, (void)comm;
 	(void)intercomm, (void)errcodes, (void)command_len, (void)argv_len;
 	*ierr = PMPI_Comm_spawn(NULL, NULL, 0, MPI_INFO_NULL, 0, MPI_COMM_NULL, NULL, NULL);
@@ -603,6 +624,7 @@ F_EXPORT void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *commands, char *a
 					MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes,
 					MPI_Fint *ierr, size_t commands_len, size_t argvs_len)
 {
+	F_IERR_OPTIONAL(ierr);
 	(void)count, (void)commands, (void)argvs, (void)maxprocs, (void)infos, (void)root;
 	(void)comm, (void)intercomm, (void)errcodes, (void)commands_len, (void)argvs_len;
 	*ierr = PMPI_Comm_spawn_multiple(0, NULL, NULL, NULL, NULL, 0, MPI_COMM_NULL, NULL, NULL);
@@ -612,6 +634,7 @@ F_ALIASES(comm_spawn_multiple, COMM_SPAWN_MULTIPLE)
 F_EXPORT void pmpi_register_datarep_(char *datarep, void *read_fn, void *write_fn, void *extent_fn,
 				     MPI_Aint *extra_state, MPI_Fint *ierr, size_t datarep_len)
 {
+	F_IERR_OPTIONAL(ierr);
 	(void)datarep, (void)read_fn, (void)write_fn, (void)extent_fn, (void)extra_state;
 	(void)datarep_len;
 	*ierr = PMPI_Register_datarep(NULL, NULL, NULL, NULL, NULL);

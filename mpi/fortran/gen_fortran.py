@@ -232,6 +232,7 @@ def emit(w, out):
     lc = lower(f)
     params = w.dummies + ["MPI_Fint *ierr"] + w.lens
     out.write("F_EXPORT void pmpi_%s_(%s)\n{\n" % (lc, ", ".join(params)))
+    out.write("\tF_IERR_OPTIONAL(ierr);\n")
     for l in w.locals:
         out.write("\t%s\n" % l)
     for s in w.pre:
@@ -265,12 +266,211 @@ def hand_written(path):
     return names
 
 
+# ---- mpi_f08: explicit interfaces over the same wrappers --------------------
+#
+# The mpi_f08 module declares each routine as an external procedure with
+# the MPI-3 Fortran 2008 signature: handles of TYPE(MPI_Comm) and friends
+# (one default INTEGER, so a reference to one is a reference to the
+# INTEGER handle), TYPE(MPI_Status) (the 5 integers), LOGICAL flags, an
+# OPTIONAL IERROR (absent, gfortran passes a null pointer, which every
+# wrapper takes: F_IERR_OPTIONAL), and choice buffers of any type, kind
+# and rank (gfortran's NO_ARG_CHECK on an assumed-size TYPE(*)). gfortran
+# names the external MPI_Send mpi_send_, the wrapper's alias, so mpi_f08
+# needs no code of its own. MPI_SUBARRAYS_SUPPORTED is .FALSE.: a
+# non-contiguous array section is copied in and out by the compiler.
+
+LOGICAL_IN = {"reorder", "high", "commute", "periods", "remain_dims"}
+KINDS = {"MPI_Aint": "MPI_ADDRESS_KIND", "MPI_Count": "MPI_COUNT_KIND",
+         "MPI_Offset": "MPI_OFFSET_KIND"}
+F08_HANDLES = HANDLES | {"MPI_File"}
+# MPI-1 calls MPI-3 removed, and the C-only ones: no mpi_f08 form.
+F08_SKIP_FAMILIES = SKIP_FAMILIES | {"Deprecated MPI-1"}
+
+# The routines whose Fortran signature is not their C one, written out.
+F08_SPECIAL = {
+    "MPI_Init": ["integer, optional, intent(out) :: ierror"],
+    "MPI_Init_thread": ["integer, intent(in) :: required",
+                        "integer, intent(out) :: provided",
+                        "integer, optional, intent(out) :: ierror"],
+    "MPI_Pcontrol": ["integer, intent(in) :: level"],
+    "MPI_Alloc_mem": ["integer(kind=MPI_ADDRESS_KIND), intent(in) :: size",
+                      "type(MPI_Info), intent(in) :: info",
+                      "type(c_ptr), intent(out) :: baseptr",
+                      "integer, optional, intent(out) :: ierror"],
+    "MPI_Buffer_detach": ["type(c_ptr), intent(out) :: buffer_addr",
+                          "integer, intent(out) :: size",
+                          "integer, optional, intent(out) :: ierror"],
+    "MPI_Info_create_env": ["type(MPI_Info), intent(out) :: info",
+                            "integer, optional, intent(out) :: ierror"],
+    "MPI_Grequest_start": ["external :: query_fn, free_fn, cancel_fn",
+                           "integer(kind=MPI_ADDRESS_KIND) :: extra_state",
+                           "type(MPI_Request), intent(out) :: request",
+                           "integer, optional, intent(out) :: ierror"],
+    "MPI_Comm_spawn": ["character(len=*), intent(in) :: command",
+                       "character(len=*), intent(in) :: argv(*)",
+                       "integer, intent(in) :: maxprocs",
+                       "type(MPI_Info), intent(in) :: info",
+                       "integer, intent(in) :: root",
+                       "type(MPI_Comm), intent(in) :: comm",
+                       "type(MPI_Comm), intent(out) :: intercomm",
+                       "integer :: array_of_errcodes(*)",
+                       "integer, optional, intent(out) :: ierror"],
+    "MPI_Comm_spawn_multiple": ["integer, intent(in) :: count",
+                                "character(len=*), intent(in) :: array_of_commands(*)",
+                                "character(len=*), intent(in) :: array_of_argv(count, *)",
+                                "integer, intent(in) :: array_of_maxprocs(*)",
+                                "type(MPI_Info), intent(in) :: array_of_info(*)",
+                                "integer, intent(in) :: root",
+                                "type(MPI_Comm), intent(in) :: comm",
+                                "type(MPI_Comm), intent(out) :: intercomm",
+                                "integer :: array_of_errcodes(*)",
+                                "integer, optional, intent(out) :: ierror"],
+    "MPI_Register_datarep": ["character(len=*), intent(in) :: datarep",
+                             "external :: read_conversion_fn, write_conversion_fn, "
+                             "dtype_file_extent_fn",
+                             "integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state",
+                             "integer, optional, intent(out) :: ierror"],
+}
+for _k, _t in (("Comm", "MPI_Comm"), ("Type", "MPI_Datatype"), ("Win", "MPI_Win")):
+    F08_SPECIAL["MPI_%s_create_keyval" % _k] = [
+        "external :: %s_copy_attr_fn, %s_delete_attr_fn" % (_k.lower(), _k.lower()),
+        "integer, intent(out) :: %s_keyval" % _k.lower(),
+        "integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state",
+        "integer, optional, intent(out) :: ierror"]
+    F08_SPECIAL["MPI_%s_set_attr" % _k] = [
+        "type(%s), intent(in) :: obj" % _t,
+        "integer, intent(in) :: keyval",
+        "integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val",
+        "integer, optional, intent(out) :: ierror"]
+    F08_SPECIAL["MPI_%s_get_attr" % _k] = [
+        "type(%s), intent(in) :: obj" % _t,
+        "integer, intent(in) :: keyval",
+        "integer(kind=MPI_ADDRESS_KIND), intent(out) :: attribute_val",
+        "logical, intent(out) :: flag",
+        "integer, optional, intent(out) :: ierror"]
+for _n in ("MPI_Win_allocate", "MPI_Win_allocate_shared"):
+    F08_SPECIAL[_n] = ["integer(kind=MPI_ADDRESS_KIND), intent(in) :: size",
+                       "integer, intent(in) :: disp_unit",
+                       "type(MPI_Info), intent(in) :: info",
+                       "type(MPI_Comm), intent(in) :: comm",
+                       "type(c_ptr), intent(out) :: baseptr",
+                       "type(MPI_Win), intent(out) :: win",
+                       "integer, optional, intent(out) :: ierror"]
+F08_SPECIAL["MPI_Win_shared_query"] = [
+    "type(MPI_Win), intent(in) :: win", "integer, intent(in) :: rank",
+    "integer(kind=MPI_ADDRESS_KIND), intent(out) :: size",
+    "integer, intent(out) :: disp_unit", "type(c_ptr), intent(out) :: baseptr",
+    "integer, optional, intent(out) :: ierror"]
+# Functions: (result declaration, arguments)
+F08_FUNCTIONS = {
+    "MPI_Wtime": ("double precision", []),
+    "MPI_Wtick": ("double precision", []),
+    "MPI_Aint_add": ("integer(kind=MPI_ADDRESS_KIND)",
+                     ["integer(kind=MPI_ADDRESS_KIND), intent(in) :: base, disp"]),
+    "MPI_Aint_diff": ("integer(kind=MPI_ADDRESS_KIND)",
+                      ["integer(kind=MPI_ADDRESS_KIND), intent(in) :: addr1, addr2"]),
+}
+
+
+def f08_decl(f, p):
+    """The declaration line(s) of one dummy argument, from its C type."""
+    base, depth, arr, const, name, arrtxt = split_type(p)
+    intent_in = ", intent(in)" if const or (depth == 0 and not arr) else ""
+    dims = "(3,*)" if arrtxt == "[][3]" else "(*)" if arr else ""
+    if base == "void" and depth == 1:
+        if name not in CHOICE:
+            raise Unhandled(p)
+        return ["!GCC$ ATTRIBUTES NO_ARG_CHECK :: %s" % name,
+                "type(*), dimension(*)%s :: %s" % (", intent(in)" if const else "", name)]
+    if base == "int" and depth <= 1:
+        logical = name in LOGICAL_OUT or name in LOGICAL_IN or \
+            (name == "flag" and depth == 0)
+        return ["%s%s :: %s%s" % ("logical" if logical else "integer", intent_in, name, dims)]
+    if base in F08_HANDLES and depth <= 1:
+        return ["type(%s)%s :: %s%s" % (base, intent_in, name, dims)]
+    if base == "MPI_Status" and (depth == 1 or arr):
+        return ["type(MPI_Status)%s :: %s%s" % (intent_in, name, dims)]
+    if base in KINDS:
+        return ["integer(kind=%s)%s :: %s%s" % (KINDS[base], intent_in, name, dims)]
+    if base == "char" and (depth == 1) != arr and arrtxt in ("", "[]"):
+        return ["character(len=*)%s :: %s" % (", intent(in)" if const else "", name)]
+    if base.endswith("_function") and depth == 1:
+        return ["external :: %s" % name]
+    raise Unhandled(p)
+
+
+def f08_interface(f):
+    """The interface body of f in mpi_f08, as lines."""
+    if f.name in F08_FUNCTIONS:
+        result, decls = F08_FUNCTIONS[f.name]
+        names = [d.split("::")[1].strip() for d in decls]
+        args = ", ".join(n for d in names for n in d.split(", "))
+        head = "function %s(%s) result(r)" % (f.name, args)
+        body = ["import", "implicit none"] + decls + ["%s :: r" % result]
+        return [head] + ["  " + b for b in body] + ["end function %s" % f.name]
+    if f.name in F08_SPECIAL:
+        decls = F08_SPECIAL[f.name]
+    else:
+        if f.ret != "int":
+            raise Unhandled(f.ret)
+        decls = []
+        for p in f.params:
+            decls += f08_decl(f, p)
+        decls.append("integer, optional, intent(out) :: ierror")
+    names = []
+    for d in decls:
+        if "::" in d and not d.startswith("!"):
+            for n in re.sub(r"\([^)]*\)", "", d.split("::")[1]).split(","):
+                n = n.strip()
+                if n and n not in names:
+                    names.append(n)
+    head = "subroutine %s(%s)" % (f.name, ", ".join(names))
+    body = ["import", "implicit none"] + decls
+    return [head] + ["  " + b for b in body] + ["end subroutine %s" % f.name]
+
+
+def free_form(line, width=100):
+    """line, continued with "&" at commas so that no line passes width."""
+    if len(line) <= width:
+        return [line]
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    out, cur = [], ""
+    for piece in line.split(", "):
+        trial = cur + (", " if cur else "") + piece
+        if cur and len(trial) > width - 2:
+            out.append(cur + ", &")
+            cur = indent + piece
+        else:
+            cur = trial
+    out.append(cur)
+    return out
+
+
+def write_f08(funcs, path):
+    with open(path, "w") as out:
+        out.write("! SPDX-License-Identifier: MIT\n"
+                  "! Generated by mpi/fortran/gen_fortran.py from "
+                  "mpi/bindings/functions.txt; do not edit.\n"
+                  "! The interfaces of the mpi_f08 module (mpi_f08.f90 "
+                  "includes this file).\n"
+                  "interface\n")
+        for f in funcs:
+            if f.family in F08_SKIP_FAMILIES:
+                continue
+            for line in f08_interface(f):
+                for part in free_form("  " + line):
+                    out.write("%s\n" % part)
+        out.write("end interface\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--table", required=True)
     ap.add_argument("--special", required=True,
                     help="fortran_special.c, the hand-written wrappers")
     ap.add_argument("--output", required=True)
+    ap.add_argument("--f08-interfaces", metavar="FILE",
+                    help="also write the mpi_f08 module's interface block")
     ap.add_argument("--list-special", action="store_true",
                     help="print the functions that need a hand-written wrapper")
     a = ap.parse_args()
@@ -296,6 +496,8 @@ def main():
                 continue
             emit(w, out)
             n += 1
+    if a.f08_interfaces:
+        write_f08(funcs, a.f08_interfaces)
     if a.list_special or missing:
         for m in missing:
             print(m, file=sys.stderr if not a.list_special else sys.stdout)
