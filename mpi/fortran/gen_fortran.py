@@ -372,8 +372,9 @@ F08_FUNCTIONS = {
 }
 
 
-def f08_decl(f, p):
-    """The declaration line(s) of one dummy argument, from its C type."""
+def f08_decl(f, p, mpi=False):
+    """The declaration line(s) of one dummy argument, from its C type; for
+    the mpi module (mpi) with INTEGER handles and statuses."""
     base, depth, arr, const, name, arrtxt = split_type(p)
     intent_in = ", intent(in)" if const or (depth == 0 and not arr) else ""
     dims = "(3,*)" if arrtxt == "[][3]" else "(*)" if arr else ""
@@ -387,9 +388,13 @@ def f08_decl(f, p):
             (name == "flag" and depth == 0)
         return ["%s%s :: %s%s" % ("logical" if logical else "integer", intent_in, name, dims)]
     if base in F08_HANDLES and depth <= 1:
-        return ["type(%s)%s :: %s%s" % (base, intent_in, name, dims)]
+        return ["%s%s :: %s%s" % ("integer" if mpi else "type(%s)" % base, intent_in, name, dims)]
     if base == "MPI_Status" and (depth == 1 or arr):
+        if mpi:
+            return ["integer%s :: %s(MPI_STATUS_SIZE%s)" % (intent_in, name, ",*" if arr else "")]
         return ["type(MPI_Status)%s :: %s%s" % (intent_in, name, dims)]
+    if base == "MPI_Aint" and mpi and f.name in MPI1_INT_AINT:
+        return ["integer%s :: %s%s" % (intent_in, name, dims)]
     if base in KINDS:
         return ["integer(kind=%s)%s :: %s%s" % (KINDS[base], intent_in, name, dims)]
     if base == "char" and (depth == 1) != arr and arrtxt in ("", "[]"):
@@ -399,8 +404,41 @@ def f08_decl(f, p):
     raise Unhandled(p)
 
 
-def f08_interface(f):
-    """The interface body of f in mpi_f08, as lines."""
+# MPI-1 calls the mpi module has and mpi_f08 has not, written out.
+MPI1_SPECIAL = {
+    "MPI_Attr_put": ["integer, intent(in) :: comm, keyval, attribute_val",
+                     "integer, intent(out) :: ierror"],
+    "MPI_Attr_get": ["integer, intent(in) :: comm, keyval",
+                     "integer, intent(out) :: attribute_val",
+                     "logical, intent(out) :: flag",
+                     "integer, intent(out) :: ierror"],
+    "MPI_Keyval_create": ["external :: copy_fn, delete_fn",
+                          "integer, intent(out) :: keyval",
+                          "integer, intent(in) :: extra_state",
+                          "integer, intent(out) :: ierror"],
+}
+
+
+def mpi_flavor(decls):
+    """An mpi_f08 declaration list as the mpi module has it: INTEGER
+    handles and statuses, addresses for C pointers, IERROR required."""
+    out = []
+    for d in decls:
+        d = re.sub(r"type\(MPI_Status\)(.*?) :: (\w+)\(\*\)",
+                   r"integer\1 :: \2(MPI_STATUS_SIZE,*)", d)
+        d = re.sub(r"type\(MPI_Status\)(.*?) :: (\w+)$",
+                   r"integer\1 :: \2(MPI_STATUS_SIZE)", d)
+        d = re.sub(r"type\(MPI_\w+\)", "integer", d)
+        d = d.replace("type(c_ptr)", "integer(kind=MPI_ADDRESS_KIND)")
+        d = d.replace("integer, optional, intent(out) :: ierror",
+                      "integer, intent(out) :: ierror")
+        out.append(d)
+    return out
+
+
+def f08_interface(f, mpi=False):
+    """The interface body of f in mpi_f08 (or, mpi, in the mpi module), as
+    lines."""
     if f.name in F08_FUNCTIONS:
         result, decls = F08_FUNCTIONS[f.name]
         names = [d.split("::")[1].strip() for d in decls]
@@ -408,15 +446,19 @@ def f08_interface(f):
         head = "function %s(%s) result(r)" % (f.name, args)
         body = ["import", "implicit none"] + decls + ["%s :: r" % result]
         return [head] + ["  " + b for b in body] + ["end function %s" % f.name]
-    if f.name in F08_SPECIAL:
+    if mpi and f.name in MPI1_SPECIAL:
+        decls = MPI1_SPECIAL[f.name]
+    elif f.name in F08_SPECIAL:
         decls = F08_SPECIAL[f.name]
+        if mpi:
+            decls = mpi_flavor(decls)
     else:
         if f.ret != "int":
             raise Unhandled(f.ret)
         decls = []
         for p in f.params:
-            decls += f08_decl(f, p)
-        decls.append("integer, optional, intent(out) :: ierror")
+            decls += f08_decl(f, p, mpi)
+        decls.append("integer, %sintent(out) :: ierror" % ("" if mpi else "optional, "))
     names = []
     for d in decls:
         if "::" in d and not d.startswith("!"):
@@ -446,18 +488,42 @@ def free_form(line, width=100):
     return out
 
 
-def write_f08(funcs, path):
+# The mpi module's interfaces are for the routines whose arguments are all
+# scalars and strings, as MPICH's mpi module has them: programs written for
+# it hand one request where an array is declared, MPI_UNWEIGHTED where
+# weights are, buffers of every type to one routine, and they must still
+# compile. So no interface for a routine with a choice buffer or an array,
+# nor for the calls whose values are addresses, the MPI-1 ones, MPI-IO and
+# the varargs MPI_Pcontrol.
+MPI_MODULE_SKIP_FAMILIES = {"MPI-IO", "Deprecated MPI-1"}
+MPI_MODULE_SKIP = re.compile(r"^MPI_(Pcontrol|Grequest_start|Buffer_detach|Alloc_mem|"
+                             r"Register_datarep|Wtime|Wtick|\w*_attr|\w*keyval\w*|"
+                             r"Win_allocate\w*|Win_shared_query)$")
+
+
+def mpi_module_wants(f, lines):
+    if f.family in MPI_MODULE_SKIP_FAMILIES or MPI_MODULE_SKIP.match(f.name):
+        return False
+    body = "\n".join(lines)
+    return "NO_ARG_CHECK" not in body and not re.search(r"\*\)", body)
+
+
+def write_f08(funcs, path, mpi=False):
+    """The interface block of mpi_f08 or (mpi) of the mpi module (see
+    mpi_module_wants)."""
     with open(path, "w") as out:
         out.write("! SPDX-License-Identifier: MIT\n"
                   "! Generated by mpi/fortran/gen_fortran.py from "
                   "mpi/bindings/functions.txt; do not edit.\n"
-                  "! The interfaces of the mpi_f08 module (mpi_f08.f90 "
-                  "includes this file).\n"
-                  "interface\n")
+                  "! The interfaces of the %s module (%s.f90 includes this file).\n"
+                  "interface\n" % (("mpi", "mpi") if mpi else ("mpi_f08", "mpi_f08")))
         for f in funcs:
-            if f.family in F08_SKIP_FAMILIES:
+            if f.family in (SKIP_FAMILIES if mpi else F08_SKIP_FAMILIES):
                 continue
-            for line in f08_interface(f):
+            lines = f08_interface(f, mpi)
+            if mpi and not mpi_module_wants(f, lines):
+                continue
+            for line in lines:
                 for part in free_form("  " + line):
                     out.write("%s\n" % part)
         out.write("end interface\n")
@@ -471,6 +537,8 @@ def main():
     ap.add_argument("--output", required=True)
     ap.add_argument("--f08-interfaces", metavar="FILE",
                     help="also write the mpi_f08 module's interface block")
+    ap.add_argument("--mpi-interfaces", metavar="FILE",
+                    help="also write the mpi module's interface block")
     ap.add_argument("--list-special", action="store_true",
                     help="print the functions that need a hand-written wrapper")
     a = ap.parse_args()
@@ -498,6 +566,8 @@ def main():
             n += 1
     if a.f08_interfaces:
         write_f08(funcs, a.f08_interfaces)
+    if a.mpi_interfaces:
+        write_f08(funcs, a.mpi_interfaces, mpi=True)
     if a.list_special or missing:
         for m in missing:
             print(m, file=sys.stderr if not a.list_special else sys.stdout)

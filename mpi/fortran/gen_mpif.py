@@ -519,14 +519,15 @@ MODULE_TEXT = """\
 ! MPI_WTIME and MPI_WTICK), by including it, so "use mpi" and
 ! "include 'mpif.h'" cannot disagree.
 !
-! Explicit interfaces for the MPI routines are not provided yet. Most
-! routines take choice buffers, which accept any type, kind and rank, and
-! an interface that says so needs TYPE(*), DIMENSION(..) and the C
-! descriptor support of the MPI-3 mpi_f08 design, or a compiler's directive
-! to ignore the type, kind and rank of an argument. Until then the routines
-! are external procedures called through implicit interfaces, as with
-! mpif.h; with gfortran 10 or later, a file that passes buffers of
-! different types to one routine needs -fallow-argument-mismatch.
+! It adds explicit interfaces (mpi_interfaces.h, written by gen_fortran.py
+! from the C prototypes: INTEGER handles, LOGICAL flags, a required
+! IERROR) for the routines whose arguments are all scalars and strings,
+! about the set MPICH's mpi module checks. The others (choice buffers,
+! arrays, attribute values) keep implicit interfaces, as with mpif.h, so
+! that programs written for MPICH, which pass one request where an array
+! is declared or buffers of several types to one routine, still compile;
+! with gfortran 10 or later the latter need -fallow-argument-mismatch,
+! which mpifort passes.
 !
 ! MPI_SIZEOF is the one routine only the module has: a generic with one
 ! specific per intrinsic type and kind, each taking a scalar or an array
@@ -540,6 +541,7 @@ MODULE_TEXT = """\
       INTERFACE MPI_SIZEOF
 %(procedures)s
       END INTERFACE MPI_SIZEOF
+      INCLUDE 'mpi_interfaces.h'
       CONTAINS
 %(bodies)s
       END MODULE MPI
