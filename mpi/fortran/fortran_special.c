@@ -165,60 +165,56 @@ F_EXPORT void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr)
 }
 F_ALIASES(info_create_env, INFO_CREATE_ENV)
 
-F_EXPORT void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value,
-			     MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len)
+/*
+ * MPI_INFO_GET (string 0) and MPI_INFO_GET_STRING (string 1): the C call
+ * writes into a buffer of its own, bounded by the Fortran string's length,
+ * which is then copied back blank padded. Info_get's VALUELEN is a length
+ * in characters; Info_get_string's BUFLEN too, where C's counts the
+ * terminator, and 0 only asks for the length (VALUE is left alone).
+ */
+static void f_info_get(int string, MPI_Fint info, char *key, MPI_Fint *len, char *value,
+		       MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len)
 {
-	F_IERR_OPTIONAL(ierr);
 	char *k = michi_f_str_in(key, key_len), *v = michi_f_str_buf(value_len);
-	int fl = 0, n = *valuelen < (MPI_Fint)value_len ? *valuelen : (int)value_len;
+	int fl = 0, n = *len < (MPI_Fint)value_len ? *len : (int)value_len;
+	int length_only = string && *len <= 0;
 
 	if (!k || !v) {
-		*ierr = michi_f_nomem("MPI_Info_get");
+		*ierr = michi_f_nomem(string ? "MPI_Info_get_string" : "MPI_Info_get");
 	} else {
-		*ierr = PMPI_Info_get(*info, k, n, v, &fl);
+		if (length_only)
+			n = *len;	/* 0, or negative: the C call's error */
+		else if (string)
+			n++;		/* C counts the terminator */
+		if (string)
+			*ierr = PMPI_Info_get_string(info, k, &n, length_only ? NULL : v, &fl);
+		else
+			*ierr = PMPI_Info_get(info, k, n, v, &fl);
 		if (*ierr == MPI_SUCCESS) {
 			*flag = F_LOGICAL(fl);
-			if (fl)
+			if (fl && !length_only)
 				michi_f_str_out(value, value_len, v);
+			if (fl && string)
+				*len = n - 1;
 		}
 	}
 	free(k);
 	free(v);
 }
+
+F_EXPORT void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value,
+			     MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len)
+{
+	F_IERR_OPTIONAL(ierr);
+	f_info_get(0, *info, key, valuelen, value, flag, ierr, key_len, value_len);
+}
 F_ALIASES(info_get, INFO_GET)
 
-/* Fortran's BUFLEN counts characters, C's the terminator too. */
 F_EXPORT void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value,
 				    MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len)
 {
 	F_IERR_OPTIONAL(ierr);
-	char *k = michi_f_str_in(key, key_len), *v = michi_f_str_buf(value_len);
-	int fl = 0, n = (*buflen < (MPI_Fint)value_len ? *buflen : (int)value_len) + 1;
-
-	if (!k || !v) {
-		*ierr = michi_f_nomem("MPI_Info_get_string");
-	} else if (*buflen <= 0) {
-		/* 0 asks for the length only: VALUE is left alone; negative is
-		 * the C call's error */
-		n = *buflen;
-		*ierr = PMPI_Info_get_string(*info, k, &n, NULL, &fl);
-		if (*ierr == MPI_SUCCESS) {
-			*flag = F_LOGICAL(fl);
-			if (fl)
-				*buflen = n - 1;
-		}
-	} else {
-		*ierr = PMPI_Info_get_string(*info, k, &n, v, &fl);
-		if (*ierr == MPI_SUCCESS) {
-			*flag = F_LOGICAL(fl);
-			if (fl) {
-				michi_f_str_out(value, value_len, v);
-				*buflen = n - 1;
-			}
-		}
-	}
-	free(k);
-	free(v);
+	f_info_get(1, *info, key, buflen, value, flag, ierr, key_len, value_len);
 }
 F_ALIASES(info_get_string, INFO_GET_STRING)
 
