@@ -737,8 +737,11 @@ def f08_module_text(header):
             "  logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.",
             "", "  ! sentinels, in mpif.h's common blocks (libmpifort knows "
             "them by address)"]
+    # the weights sentinels go where arrays are declared: arrays of one
     f08_types = {"MPI_STATUS_IGNORE": ("type(MPI_Status)", ""),
-                 "MPI_STATUSES_IGNORE": ("type(MPI_Status)", "(1)")}
+                 "MPI_STATUSES_IGNORE": ("type(MPI_Status)", "(1)"),
+                 "MPI_UNWEIGHTED": ("integer", "(1)"),
+                 "MPI_WEIGHTS_EMPTY": ("integer", "(1)")}
     for block, members in SENTINEL_BLOCKS:
         for ftype, name, dims in members:
             ftype, dims = f08_types.get(name, (ftype.lower(), dims))
