@@ -523,9 +523,13 @@ def write_f08(funcs, path, mpi=False):
             lines = f08_interface(f, mpi)
             if mpi and not mpi_module_wants(f, lines):
                 continue
-            for line in lines:
-                for part in free_form("  " + line):
-                    out.write("%s\n" % part)
+            # mpi_f08 has the PMPI_ names too (the same wrappers: pmpi_x_)
+            for name in (f.name,) if mpi else (f.name, "P" + f.name):
+                head = lines[0].replace(f.name, name, 1)
+                tail = lines[-1].replace(f.name, name, 1)
+                for line in [head] + lines[1:-1] + [tail]:
+                    for part in free_form("  " + line):
+                        out.write("%s\n" % part)
         out.write("end interface\n")
 
 

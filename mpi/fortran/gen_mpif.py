@@ -685,7 +685,10 @@ F08_HEADER = """\
 ! take any type, kind and rank (gfortran's NO_ARG_CHECK on an assumed-size
 ! TYPE(*)); MPI_SUBARRAYS_SUPPORTED is .FALSE.: a non-contiguous section
 ! is copied in and out by the compiler, so nonblocking calls need
-! contiguous buffers. Not there yet: MPI_Sizeof and the PMPI_ names."""
+! contiguous buffers. Every routine is there under its PMPI_ name too, and
+! MPI_Sizeof is a generic over the intrinsic types, as in the mpi module.
+! Not there yet: the large-count (_c) forms and the specific procedure
+! names (MPI_Send_f08 and the like)."""
 
 F08_HANDLES = ("MPI_Comm", "MPI_Datatype", "MPI_Errhandler", "MPI_File",
                "MPI_Group", "MPI_Info", "MPI_Message", "MPI_Op", "MPI_Request",
@@ -762,7 +765,20 @@ def f08_module_text(header):
     out += ["  private :: " + ", ".join("%s_eq, %s_ne" % (t[4:].lower(), t[4:].lower())
                                        for t in F08_HANDLES[i:i + 4])
             for i in range(0, len(F08_HANDLES), 4)]
+    sizeofs = ["mpi_sizeof_" + suffix.lower() for suffix, _ in SIZEOF_TYPES]
+    out += ["", "  interface MPI_Sizeof"]
+    out += ["    module procedure %s" % n for n in sizeofs]
+    out += ["  end interface MPI_Sizeof"]
+    out += ["  private :: " + ", ".join(sizeofs[i:i + 6]) for i in range(0, len(sizeofs), 6)]
     out += ["", "  include 'mpi_f08_interfaces.h'", "", "contains"]
+    for (suffix, ftype), n in zip(SIZEOF_TYPES, sizeofs):
+        out += ["  subroutine %s(x, size, ierror)" % n,
+                "    %s, intent(in) :: x(..)" % ftype.lower(),
+                "    integer, intent(out) :: size",
+                "    integer, optional, intent(out) :: ierror",
+                "    size = storage_size(x) / 8",
+                "    if (present(ierror)) ierror = MPI_SUCCESS",
+                "  end subroutine %s" % n]
     for t in F08_HANDLES:
         k = t[4:].lower()
         for op, sym in (("eq", "=="), ("ne", "/=")):
