@@ -494,6 +494,27 @@ F_NULL_DELETE_FN(type_null_delete_fn, TYPE_NULL_DELETE_FN, MPI_Aint)
 F_NULL_DELETE_FN(win_null_delete_fn, WIN_NULL_DELETE_FN, MPI_Aint)
 F_NULL_DELETE_FN(null_delete_fn, NULL_DELETE_FN, MPI_Fint)
 
+/* MPI_CONVERSION_FN_NULL (mpif.h declares it EXTERNAL): the conversion
+ * function that stands for "none" in MPI_REGISTER_DATAREP. */
+F_EXPORT void pmpi_conversion_fn_null_(void *userbuf, MPI_Fint *datatype, MPI_Fint *count,
+				       void *filebuf, MPI_Offset *position, MPI_Aint *extra_state,
+				       MPI_Fint *ierr)
+{
+	F_IERR_OPTIONAL(ierr);
+	(void)userbuf, (void)datatype, (void)count, (void)filebuf, (void)position;
+	(void)extra_state;
+	*ierr = MPI_SUCCESS;
+}
+F_ALIASES(conversion_fn_null, CONVERSION_FN_NULL)
+
+/* MPI_F_SYNC_REG(buf) (MPI-3.1 17.1.7): an external call the compiler
+ * cannot see into, so that it keeps buf in memory around it; nothing to do. */
+F_EXPORT void pmpi_f_sync_reg_(void *buf)
+{
+	(void)buf;
+}
+F_ALIASES(f_sync_reg, F_SYNC_REG)
+
 /* ---- generalized requests ------------------------------------------------ */
 
 typedef void f_query_fn(MPI_Aint *extra, MPI_Fint *status, MPI_Fint *ierr);
