@@ -556,16 +556,25 @@ SIZEOF_TYPES = [("I%d" % k, "INTEGER(KIND=%d)" % k) for k in (1, 2, 4, 8, 16)] +
     [("CH", "CHARACTER(LEN=*)")]
 
 
-def module_text():
+def sizeof_parts(indent):
+    """MPI_SIZEOF's specifics, shared by the mpi and mpi_f08 modules: their
+    names, and their bodies (IERROR OPTIONAL, as mpi_f08 has it; a call
+    that passes it, as the mpi module's callers do, is the same)."""
     names = ["MPI_SIZEOF_" + suffix for suffix, _ in SIZEOF_TYPES]
-    bodies = []
+    body = []
     for (suffix, ftype), name in zip(SIZEOF_TYPES, names):
-        bodies.append("      SUBROUTINE %s(X, SIZE, IERROR)\n"
-                      "      %s, INTENT(IN) :: X(..)\n"
-                      "      INTEGER, INTENT(OUT) :: SIZE, IERROR\n"
-                      "      SIZE = STORAGE_SIZE(X) / 8\n"
-                      "      IERROR = MPI_SUCCESS\n"
-                      "      END SUBROUTINE %s" % (name, ftype, name))
+        body += ["SUBROUTINE %s(X, SIZE, IERROR)" % name,
+                 "  %s, INTENT(IN) :: X(..)" % ftype,
+                 "  INTEGER, INTENT(OUT) :: SIZE",
+                 "  INTEGER, OPTIONAL, INTENT(OUT) :: IERROR",
+                 "  SIZE = STORAGE_SIZE(X) / 8",
+                 "  IF (PRESENT(IERROR)) IERROR = MPI_SUCCESS",
+                 "END SUBROUTINE %s" % name]
+    return names, [indent + b for b in body]
+
+
+def module_text():
+    names, bodies = sizeof_parts("      ")
     return MODULE_TEXT % {
         "privates": "\n".join("      PRIVATE :: %s" % n for n in names),
         "procedures": "\n".join("      MODULE PROCEDURE %s" % n for n in names),
@@ -765,20 +774,13 @@ def f08_module_text(header):
     out += ["  private :: " + ", ".join("%s_eq, %s_ne" % (t[4:].lower(), t[4:].lower())
                                        for t in F08_HANDLES[i:i + 4])
             for i in range(0, len(F08_HANDLES), 4)]
-    sizeofs = ["mpi_sizeof_" + suffix.lower() for suffix, _ in SIZEOF_TYPES]
+    sizeofs, sizeof_bodies = sizeof_parts("  ")
     out += ["", "  interface MPI_Sizeof"]
     out += ["    module procedure %s" % n for n in sizeofs]
     out += ["  end interface MPI_Sizeof"]
     out += ["  private :: " + ", ".join(sizeofs[i:i + 6]) for i in range(0, len(sizeofs), 6)]
     out += ["", "  include 'mpi_f08_interfaces.h'", "", "contains"]
-    for (suffix, ftype), n in zip(SIZEOF_TYPES, sizeofs):
-        out += ["  subroutine %s(x, size, ierror)" % n,
-                "    %s, intent(in) :: x(..)" % ftype.lower(),
-                "    integer, intent(out) :: size",
-                "    integer, optional, intent(out) :: ierror",
-                "    size = storage_size(x) / 8",
-                "    if (present(ierror)) ierror = MPI_SUCCESS",
-                "  end subroutine %s" % n]
+    out += sizeof_bodies
     for t in F08_HANDLES:
         k = t[4:].lower()
         for op, sym in (("eq", "=="), ("ne", "/=")):
