@@ -42,8 +42,12 @@ struct coll_comm {
 	int rank, size;
 	uint32_t ctx;          /* the collective context */
 	const int *peers;      /* world rank of each comm rank */
-	int tag_ofs;           /* added to every tag: COLL_TAG_MAX times the
-				* sequence number, or negative for a
+	int tag_ofs;           /* added to every tag: the call's sequence
+				* number (11 bits) at COLL_SEQ_SHIFT, above
+				* the bits MTMI hashes (MTMI_HASH_TAG_MASK),
+				* so that one source's calls of one
+				* collective queue in one bucket, the
+				* oldest first; or negative for a
 				* collective over part of a communicator
 				* (MPI_Comm_create_group), so that the rest
 				* of it, in its next collective, never
@@ -68,8 +72,11 @@ enum coll_tag {
 	COLL_TAG_NEIGHBOR,
 	COLL_TAG_CTX,          /* context-id agreement of a communicator */
 	COLL_TAG_HOSTS,        /* the leaders' phase of a node-aware algorithm */
-	COLL_TAG_MAX = 32      /* tags below it; tag_ofs steps by it */
+	COLL_TAG_MAX = 32      /* tags below it */
 };
+
+#define COLL_SEQ_SHIFT 20      /* tag_ofs = (sequence & COLL_SEQ_MASK) << it */
+#define COLL_SEQ_MASK  0x7ffu
 
 /* A reduction as the algorithms see it: apply(in, inout, count) computes
  * inout = in op inout elementwise; the caller checked op and datatype. */

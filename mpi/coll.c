@@ -102,12 +102,18 @@ static const struct coll_hosts *coll_hosts_build(struct michi_comm *c)
 	return hs;
 }
 
+/* the call's number sits above the tag bits MTMI hashes, the kind below */
+_Static_assert((1u << COLL_SEQ_SHIFT) > MTMI_HASH_TAG_MASK &&
+	       COLL_TAG_MAX - 1 <= MTMI_HASH_TAG_MASK &&
+	       (COLL_SEQ_MASK << COLL_SEQ_SHIFT) <= 0x7fffffffu,
+	       "collective tags: sequence above MTMI's hashed bits, positive");
+
 void michi_coll_comm(struct michi_comm *c, struct coll_comm *cc)
 {
 	cc->rank = c->rank;
 	cc->size = c->size;
 	cc->ctx = c->ctx + 1;
-	cc->tag_ofs = (int)(c->coll_seq++ & 0xfffff) * COLL_TAG_MAX;
+	cc->tag_ofs = (int)((c->coll_seq++ & COLL_SEQ_MASK) << COLL_SEQ_SHIFT);
 	cc->peers = c->peers;
 	if (unlikely(!c->hosts_done)) {
 		c->hosts = coll_hosts_build(c);

@@ -510,7 +510,7 @@ static int comm_idup(const char *fname, struct michi_comm *c, const struct michi
 		d->newcomm = newcomm;
 		/* the parent's id, then the order of its collectives: the
 		 * same on every member, so idups of one parent queue alike */
-		d->w.key = (uint64_t)c->ctx << 32 | (uint32_t)(cc.tag_ofs / COLL_TAG_MAX);
+		d->w.key = (uint64_t)c->ctx << 32 | (uint32_t)(c->coll_seq - 1);
 		d->round = d->own = d->queued = 0;
 		d->fname = fname;
 		s->on_free = idup_free;

@@ -20,8 +20,9 @@
  *  - shm ring bytes: each ring's tail counts the 64-byte cells written.
  *  - tcp bytes: the kernel's count of bytes sent on each connection.
  *  - the posted queue's length: a walk of MTMI's matching hash.
- *  - the unexpected queue's length and high watermark, and rendezvous
- *    sends: MTMI's counters (mtmi_stats), kept on its out-of-line paths.
+ *  - the unexpected queue's length, high watermark and match attempts,
+ *    and rendezvous sends: MTMI's counters (mtmi_stats), kept on its
+ *    out-of-line paths.
  */
 #include "mpiimpl.h"
 #include "mpit.h"
@@ -226,6 +227,12 @@ static uint64_t read_unexpected_max(int arg)
 	return mtmi_stats.unexp_max;
 }
 
+static uint64_t read_unexpected_cmp(int arg)
+{
+	(void)arg;
+	return mtmi_stats.unexp_cmp;
+}
+
 /* ---- the table ---------------------------------------------------------- */
 
 static struct michi_pvar pvars[PVAR_MAX];
@@ -322,6 +329,13 @@ static void table_mtmi(void)
 	snprintf(v->desc, sizeof(v->desc),
 		 "most messages waiting in MTMI's unexpected queues at one time since "
 		 "MPI_Init (high watermark of mtmi_unexpected_queue_length)");
+	v = pvar_add("mtmi", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_BASIC,
+		     read_unexpected_cmp, 0);
+	snprintf(v->name, sizeof(v->name), "mtmi_unexpected_match_attempts");
+	snprintf(v->desc, sizeof(v->desc),
+		 "unexpected messages compared with a receive or probe while it looked for "
+		 "its match (a search that finds its message first counts 1); counted from "
+		 "MPI_Init");
 }
 
 int michi_pvar_table(const struct michi_pvar **tab)

@@ -188,6 +188,8 @@ struct mtmi_stats {
 	uint64_t rndv_sends;   /* rendezvous sends started (RTS frames sent) */
 	uint64_t unexp_len;    /* messages on the unexpected queues now */
 	uint64_t unexp_max;    /* most of them at one time since mtmi_init */
+	uint64_t unexp_cmp;    /* unexpected messages compared with a receive
+				* or probe looking for its match */
 };
 extern struct mtmi_stats mtmi_stats MICHI_HIDDEN;
 

@@ -72,10 +72,20 @@ michi_status_t mtmi_isend_slow(const void *buf, size_t len, int peer, int src_ra
 michi_status_t mtmi_isend_queued(struct mtmi_req *r, michi_status_t st, int peer);
 michi_status_t mtmi_irecv_slow(struct mtmi_req *r, struct mtmi_bucket *b);
 
+/*
+ * The bucket of (ctx, src_rank, tag). Only the tag's low 20 bits count:
+ * tags that differ above them share a bucket, in arrival order. The
+ * collectives number their calls up there (coll/coll.h, COLL_SEQ_SHIFT),
+ * so a source that runs many calls ahead (the leaves of a reduce tree)
+ * queues them in one bucket, oldest first, where the next receive finds
+ * its message at the head instead of walking buckets full of later calls.
+ */
+#define MTMI_HASH_TAG_MASK 0xfffffu
+
 static inline uint32_t mtmi_hash(uint32_t ctx, int src_rank, int tag)
 {
 	uint32_t h = ctx * 0x9e3779b1u ^ (uint32_t)src_rank * 0x85ebca77u ^
-		     (uint32_t)tag * 0xc2b2ae3du;
+		     ((uint32_t)tag & MTMI_HASH_TAG_MASK) * 0xc2b2ae3du;
 
 	return (h ^ (h >> 16)) & mtmi_bucket_mask;
 }

@@ -177,21 +177,25 @@ struct mtmi_msg *mtmi_queue_find_unexp(uint32_t ctx, int src_rank, int tag,
 {
 	struct mtmi_msg *m;
 	struct mtmi_ctx *c;
+	uint64_t n = 0;
 
 	if (b) {
-		for (m = b->unexp.head; m; m = m->hnext)
+		for (m = b->unexp.head; m; m = m->hnext) {
+			n++;
 			if (m->ctx == ctx && m->src_rank == src_rank && m->tag == tag)
-				return m;
-		return NULL;
+				break;
+		}
+	} else {
+		c = mtmi_ctx_find(ctx);
+		for (m = c ? c->arrival.head : NULL; m; m = m->anext) {
+			n++;
+			if ((src_rank == MTMI_ANY_SOURCE || m->src_rank == src_rank) &&
+			    (tag == MTMI_ANY_TAG || m->tag == tag))
+				break;
+		}
 	}
-	c = mtmi_ctx_find(ctx);
-	if (!c)
-		return NULL;
-	for (m = c->arrival.head; m; m = m->anext)
-		if ((src_rank == MTMI_ANY_SOURCE || m->src_rank == src_rank) &&
-		    (tag == MTMI_ANY_TAG || m->tag == tag))
-			return m;
-	return NULL;
+	mtmi_stats.unexp_cmp += n;
+	return m;
 }
 
 struct mtmi_msg *mtmi_msg_alloc(size_t len)
