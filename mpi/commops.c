@@ -492,9 +492,11 @@ static int comm_idup(const char *fname, struct michi_comm *c, const struct michi
 	struct coll_comm cc;
 	struct coll_sched *s;
 	struct idup *d;
+	uint32_t seq;
 
 	if (ERRCHK && !request)
 		return michi_mpi_err(c, MPI_ERR_ARG, fname, "(request=NULL): NULL pointer");
+	seq = c->coll_seq;   /* this call's number among c's collectives */
 	michi_coll_comm(c, &cc);
 	if (!(s = coll_sched_new(&cc, COLL_TAG_CTX, &op)))
 		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
@@ -510,7 +512,7 @@ static int comm_idup(const char *fname, struct michi_comm *c, const struct michi
 		d->newcomm = newcomm;
 		/* the parent's id, then the order of its collectives: the
 		 * same on every member, so idups of one parent queue alike */
-		d->w.key = (uint64_t)c->ctx << 32 | (uint32_t)(c->coll_seq - 1);
+		d->w.key = (uint64_t)c->ctx << 32 | seq;
 		d->round = d->own = d->queued = 0;
 		d->fname = fname;
 		s->on_free = idup_free;

@@ -31,8 +31,10 @@
 #include "shm/shm.h"
 #include "tcp/tcp.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <linux/tcp.h>   /* struct tcp_info with tcpi_bytes_sent (Linux 4.19) */
 
@@ -193,10 +195,13 @@ static uint64_t read_tcp_bytes(int arg)
 	return acc.tcp_bytes;
 }
 
-static uint64_t read_unexpected(int arg)
+/* a field of mtmi_stats; arg: its offset */
+static uint64_t read_mtmi_stat(int arg)
 {
-	(void)arg;
-	return mtmi_stats.unexp_len;
+	uint64_t v;
+
+	memcpy(&v, (const char *)&mtmi_stats + arg, sizeof(v));
+	return v;
 }
 
 static uint64_t read_posted(int arg)
@@ -213,24 +218,6 @@ static uint64_t read_posted(int arg)
 			n++;
 	/* wildcard receives wait on their context's list, counted by MTMI */
 	return n + mtmi_nwild;
-}
-
-static uint64_t read_rndv(int arg)
-{
-	(void)arg;
-	return mtmi_stats.rndv_sends;
-}
-
-static uint64_t read_unexpected_max(int arg)
-{
-	(void)arg;
-	return mtmi_stats.unexp_max;
-}
-
-static uint64_t read_unexpected_cmp(int arg)
-{
-	(void)arg;
-	return mtmi_stats.unexp_cmp;
 }
 
 /* ---- the table ---------------------------------------------------------- */
@@ -300,42 +287,44 @@ static void table_devices(void)
 	}
 }
 
+/* MTMI's variables: read_posted walks the hash, the rest read mtmi_stats */
+#define MTMI_STAT(f) read_mtmi_stat, (int)offsetof(struct mtmi_stats, f)
+static const struct {
+	int var_class;
+	uint64_t (*read)(int);
+	int arg;
+	const char *name, *desc;
+} mtmi_pvars[] = {
+	{ MPI_T_PVAR_CLASS_LEVEL, MTMI_STAT(unexp_len), "mtmi_unexpected_queue_length",
+	  "messages that arrived before a matching receive was posted and wait in MTMI's "
+	  "unexpected queues now (a rendezvous offer counts as one message; a message taken "
+	  "by MPI_Mprobe no longer counts)" },
+	{ MPI_T_PVAR_CLASS_LEVEL, read_posted, 0, "mtmi_posted_queue_length",
+	  "receives posted and not yet matched by a message, wildcard ones included" },
+	{ MPI_T_PVAR_CLASS_COUNTER, MTMI_STAT(rndv_sends), "mtmi_rendezvous_sends",
+	  "sends that took the rendezvous protocol (one RTS frame each): messages larger "
+	  "than the eager limit of the device that serves the destination; counted from "
+	  "MPI_Init" },
+	{ MPI_T_PVAR_CLASS_HIGHWATERMARK, MTMI_STAT(unexp_max), "mtmi_unexpected_queue_max",
+	  "most messages waiting in MTMI's unexpected queues at one time since MPI_Init "
+	  "(high watermark of mtmi_unexpected_queue_length)" },
+	{ MPI_T_PVAR_CLASS_COUNTER, MTMI_STAT(unexp_cmp), "mtmi_unexpected_match_attempts",
+	  "unexpected messages compared with a receive or probe while it looked for its "
+	  "match (a search that finds its message first counts 1); counted from MPI_Init" },
+};
+#undef MTMI_STAT
+
 static void table_mtmi(void)
 {
 	struct michi_pvar *v;
+	size_t i;
 
-	v = pvar_add("mtmi", MPI_T_PVAR_CLASS_LEVEL, MPI_T_VERBOSITY_TUNER_BASIC,
-		     read_unexpected, 0);
-	snprintf(v->name, sizeof(v->name), "mtmi_unexpected_queue_length");
-	snprintf(v->desc, sizeof(v->desc),
-		 "messages that arrived before a matching receive was posted and wait in "
-		 "MTMI's unexpected queues now (a rendezvous offer counts as one message; "
-		 "a message taken by MPI_Mprobe no longer counts)");
-	v = pvar_add("mtmi", MPI_T_PVAR_CLASS_LEVEL, MPI_T_VERBOSITY_TUNER_BASIC,
-		     read_posted, 0);
-	snprintf(v->name, sizeof(v->name), "mtmi_posted_queue_length");
-	snprintf(v->desc, sizeof(v->desc),
-		 "receives posted and not yet matched by a message, wildcard ones included");
-	v = pvar_add("mtmi", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_BASIC,
-		     read_rndv, 0);
-	snprintf(v->name, sizeof(v->name), "mtmi_rendezvous_sends");
-	snprintf(v->desc, sizeof(v->desc),
-		 "sends that took the rendezvous protocol (one RTS frame each): messages "
-		 "larger than the eager limit of the device that serves the destination; "
-		 "counted from MPI_Init");
-	v = pvar_add("mtmi", MPI_T_PVAR_CLASS_HIGHWATERMARK, MPI_T_VERBOSITY_TUNER_BASIC,
-		     read_unexpected_max, 0);
-	snprintf(v->name, sizeof(v->name), "mtmi_unexpected_queue_max");
-	snprintf(v->desc, sizeof(v->desc),
-		 "most messages waiting in MTMI's unexpected queues at one time since "
-		 "MPI_Init (high watermark of mtmi_unexpected_queue_length)");
-	v = pvar_add("mtmi", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_BASIC,
-		     read_unexpected_cmp, 0);
-	snprintf(v->name, sizeof(v->name), "mtmi_unexpected_match_attempts");
-	snprintf(v->desc, sizeof(v->desc),
-		 "unexpected messages compared with a receive or probe while it looked for "
-		 "its match (a search that finds its message first counts 1); counted from "
-		 "MPI_Init");
+	for (i = 0; i < sizeof(mtmi_pvars) / sizeof(mtmi_pvars[0]); i++) {
+		v = pvar_add("mtmi", mtmi_pvars[i].var_class, MPI_T_VERBOSITY_TUNER_BASIC,
+			     mtmi_pvars[i].read, mtmi_pvars[i].arg);
+		snprintf(v->name, sizeof(v->name), "%s", mtmi_pvars[i].name);
+		snprintf(v->desc, sizeof(v->desc), "%s", mtmi_pvars[i].desc);
+	}
 }
 
 int michi_pvar_table(const struct michi_pvar **tab)

@@ -3,7 +3,8 @@
  * mtmi/mtmi_queue.c: the matching queues of MTMI's own-queue engine.
  *
  * Posted receives and unexpected messages share one exact-match hash keyed
- * on (ctx, src_rank, tag); each bucket keeps both lists in order. Receives
+ * on (ctx, src_rank, the tag's low bits) (mtmi_hash); each bucket keeps both
+ * lists in order. Receives
  * with MTMI_ANY_SOURCE or MTMI_ANY_TAG wait on their context's wildcard
  * list instead, and every unexpected message is also on its context's
  * arrival list. MPI's rule that a message matches the earliest posted
