@@ -10,8 +10,10 @@
  * known: michi_devices_post_fence() runs each started device's post_fence
  * and picks per peer: self for our own rank, shm for a rank on our host,
  * tcp for the rest. MICHI_DEVICE=<name> forces one device for every other
- * rank. Only devices that serve some peer are polled (self never needs
- * polling: it delivers inside send).
+ * rank; a matching device (ofi, ucx: michi_device.tagged) forced so
+ * serves every rank, this one included, and MTMI then hands it the
+ * matching (michi_devices_tagged). Only devices that serve some peer
+ * are polled (self never needs polling: it delivers inside send).
  *
  * Waiting (DESIGN.md §2, "No thread is required"): idle polls, then
  * sched_yield, then sleeps in the devices' wait. The automatic policy
@@ -45,7 +47,27 @@ struct michi_device *michi_devices[] = {
 	&michi_device_self,
 	&michi_device_shm,
 	&michi_device_tcp,
+#ifdef HAVE_OFI
+	&michi_device_ofi,
+#endif
+#ifdef HAVE_UCX
+	&michi_device_ucx,
+#endif
 	NULL,
+};
+
+/* Devices configure leaves out when their library is missing, and what
+ * builds them: a request for one at run time names it. */
+static const struct {
+	const char *name, *how;
+} devices_unbuilt[] = {
+#ifndef HAVE_OFI
+	{ "ofi", "libfabric (Debian: libfabric-dev)" },
+#endif
+#ifndef HAVE_UCX
+	{ "ucx", "UCX (Debian: libucx-dev)" },
+#endif
+	{ NULL, NULL },
 };
 
 struct michi_device **michi_dev_for_peer;
@@ -53,8 +75,8 @@ struct michi_wait_policy michi_wait;
 
 static const char *device_force = "";
 MICHI_TUNABLE(device_force, "device", MICHI_T_STRING, "", MICHI_LEVEL_USER,
-	      "device for every other rank (shm, tcp); empty or auto: shm on the same host, "
-	      "else tcp");
+	      "device for every other rank (shm, tcp), or a matching device for every rank "
+	      "(ofi, ucx, when built); empty or auto: shm on the same host, else tcp");
 
 static const char *wait_policy = "auto";
 MICHI_TUNABLE(wait_policy, "wait_policy", MICHI_T_STRING, "auto", MICHI_LEVEL_TUNER,
@@ -98,6 +120,14 @@ static michi_status_t devices_unknown(const char *name)
 	char known[256] = "";
 	size_t n = 0;
 	int i;
+
+	for (i = 0; devices_unbuilt[i].name; i++)
+		if (strcmp(devices_unbuilt[i].name, name) == 0)
+			return michi_err(MICHI_ERR_UNSUPPORTED,
+					 "MICHI_DEVICE=%s: this Michi was built without the %s "
+					 "device; install %s and run configure again (its summary "
+					 "lists the devices it builds)", name, name,
+					 devices_unbuilt[i].how);
 
 	for (i = 0; michi_devices[i]; i++)
 		n += (size_t)snprintf(known + n, n < sizeof(known) ? sizeof(known) - n : 0,
@@ -174,7 +204,12 @@ michi_status_t michi_devices_init(struct michi_job *job)
 	st = devices_start(&michi_device_self, job);
 	if (st < 0)
 		goto err_free_table;
-	if (job->size > 1) {
+	if (devices_forced && devices_forced->tagged) {
+		/* a matching device serves every rank, a singleton too */
+		st = devices_start(devices_forced, job);
+		if (st < 0)
+			goto err_stop;
+	} else if (job->size > 1) {
 		/* local_size -1: the launcher did not say; start both */
 		if (devices_forced)
 			st = devices_start(devices_forced, job);
@@ -263,7 +298,8 @@ static michi_status_t devices_choose(struct michi_job *job)
 	for (i = 0; i < job->size; i++) {
 		struct michi_device *d;
 
-		if (i == job->rank) {
+		/* a matching device matches every message, ours included */
+		if (i == job->rank && !(devices_forced && devices_forced->tagged)) {
 			michi_dev_for_peer[i] = &michi_device_self;
 			continue;
 		}
@@ -287,6 +323,11 @@ static michi_status_t devices_choose(struct michi_job *job)
 			devices_poll[devices_npoll++] = d;
 	}
 	return MICHI_OK;
+}
+
+const struct michi_tag_ops *michi_devices_tagged(void)
+{
+	return devices_forced && devices_npoll ? devices_forced->tagged : NULL;
 }
 
 michi_status_t michi_devices_post_fence(struct michi_job *job)

@@ -107,6 +107,62 @@ struct michi_device {
 	/* Optional, after post_fence: whether this device can serve rank
 	 * (NULL: every rank). */
 	int (*reaches)(int rank);
+	/* Matching devices only (NULL for byte devices): the tagged
+	 * operations below. Such a device's send() is a stub: MTMI never
+	 * sends it frames. */
+	const struct michi_tag_ops *tagged;
+};
+
+/*
+ * Matching devices (ofi, ucx: DESIGN.md §3, the native backend) match
+ * MPI messages in their library. MTMI packs (context, source rank, tag)
+ * into a 64-bit match tag (mtmi/mtmi_native.h) and hands each call to
+ * one of these operations; the device adds no queue of its own on the
+ * common path. A matching device, when chosen, serves every rank, this
+ * one included, since a wildcard receive must see every message in one
+ * matching engine.
+ *
+ * Match tags use bits 0..62. Bit 63 is the device's own, for its
+ * protocol messages (the acknowledgement of a synchronous send): MTMI
+ * never sends or matches a tag with it set and never ignores it.
+ *
+ * `ctx` points at MICHI_TAG_CTX_SIZE bytes of the caller's request,
+ * 8-byte aligned, that the device may use from the call until the
+ * operation's completion (libfabric's struct fi_context lives there);
+ * the same pointer identifies the operation to MTMI in
+ * mtmi_dev_tag_done(). Every operation but a send that returned
+ * MICHI_OK is reported there exactly once.
+ */
+#define MICHI_TAG_CTX_SIZE 32
+#define MICHI_TAG_DEVICE_BIT (1ull << 63)
+
+struct michi_tag_ops {
+	/* Send len bytes at buf to peer. sync: complete only once a
+	 * receive matched it. MICHI_OK: complete already (buf reusable;
+	 * nothing is reported later). MICHI_INPROGRESS: mtmi_dev_tag_done
+	 * follows, from progress. <0: not started (error recorded). The
+	 * device may use bit 63 and its library's remote data for its own
+	 * protocol (a synchronous send's acknowledgement). */
+	michi_status_t (*send)(int peer, const void *buf, size_t len, uint64_t tag, int sync,
+			       void *ctx);
+	/* Post a receive from peer (-1: any rank) of a message whose tag
+	 * equals `tag` in every bit that `ignore` does not set. Completion
+	 * is always reported through mtmi_dev_tag_done, possibly inside
+	 * this call. MICHI_OK when posted, <0 when not (nothing reported). */
+	michi_status_t (*recv)(int peer, void *buf, size_t len, uint64_t tag, uint64_t ignore,
+			       void *ctx);
+	/* Look for a message that such a receive would match, without
+	 * receiving it: 1 and its tag and length when there is one, 0 when
+	 * not, <0 on error. claim: take it out of matching and return it
+	 * in *msg, for mrecv (the device frees what it allocated there). */
+	int (*probe)(int peer, uint64_t tag, uint64_t ignore, int claim, uint64_t *tag_out,
+		     size_t *len_out, void **msg);
+	/* Receive a message claimed by probe; completion as for recv. */
+	michi_status_t (*mrecv)(void *msg, void *buf, size_t len, void *ctx);
+	/* Withdraw a receive not yet matched: it completes through
+	 * mtmi_dev_tag_done with MICHI_ERR_CANCELLED, or normally when it
+	 * matched first. Sends are not withdrawn (MICHI_OK, no effect). */
+	michi_status_t (*cancel)(void *ctx);
 };
 
 /*
@@ -145,12 +201,19 @@ int michi_devices_progress(void);
 size_t michi_devices_pending(void);
 /* Block until some device may have work or timeout_ms passes. */
 void michi_devices_block(int timeout_ms);
+/* After post_fence: the tagged operations of the matching device that
+ * serves every rank, or NULL when byte devices serve them (MTMI's own
+ * queues). */
+const struct michi_tag_ops *michi_devices_tagged(void);
 
 /* hidden: the inline paths compare with their addresses, which must not
  * go through the GOT */
 extern struct michi_device michi_device_self MICHI_HIDDEN;
 extern struct michi_device michi_device_tcp MICHI_HIDDEN;
 extern struct michi_device michi_device_shm MICHI_HIDDEN;
+/* the matching devices, when configure found their libraries */
+extern struct michi_device michi_device_ofi MICHI_HIDDEN;
+extern struct michi_device michi_device_ucx MICHI_HIDDEN;
 
 #ifndef MICHI_DEV_NO_INLINE
 #include "tcp/tcp_fast.h"
@@ -238,5 +301,9 @@ void mtmi_dev_send_done(void *cookie, michi_status_t st);
 /* peer's connection is gone: fail everything that involves it. The
  * reason was recorded with michi_err(). */
 void mtmi_dev_peer_failed(int peer, michi_status_t st);
+/* A matching device's operation ended: st 0, MICHI_ERR_TRUNCATE (len
+ * bytes, the receive's capacity, were delivered), MICHI_ERR_CANCELLED,
+ * or another error; tag and len are the matched message's (receives). */
+void mtmi_dev_tag_done(void *ctx, michi_status_t st, uint64_t tag, size_t len);
 
 #endif

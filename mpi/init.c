@@ -207,7 +207,11 @@ static void mt_update(void)
 {
 	michi_mt = mt_mpi || mt_tool;
 	michi_state.fast = michi_state.active && !michi_mt;
-	michi_state.fast_tag_end = michi_state.fast ? (uint32_t)michi_state.tag_ub + 1 : 0;
+	/* over a matching device the fast paths are the native ones */
+	michi_state.fast_tag_end = michi_state.fast && !mtmi_tag ?
+		(uint32_t)michi_state.tag_ub + 1 : 0;
+	michi_state.native_tag_end = michi_state.fast && mtmi_tag ?
+		(uint32_t)michi_state.tag_ub + 1 : 0;
 }
 
 void michi_mt_mpi(int on)

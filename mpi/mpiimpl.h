@@ -507,6 +507,8 @@ void michi_errors_init(void);
 struct michi_state {
 	int fast;              /* active and not MPI_THREAD_MULTIPLE: hot paths' one test */
 	uint32_t fast_tag_end; /* tag_ub + 1, or 0 to send every fast path to MICHI_GATE */
+	uint32_t native_tag_end; /* tag_ub + 1 when fast and over a matching device
+				  * (fast_tag_end 0 then): the native fast paths */
 	int active;            /* between MPI_Init and MPI_Finalize */
 	int initialized;       /* MPI_Init done */
 	int finalized;

@@ -359,6 +359,68 @@ isend_checked_iov(const void *buf, int count, MPI_Datatype datatype, int dest, i
 			   request, MTMI_MODE_STANDARD, "MPI_Isend", 1);
 }
 
+/*
+ * MPI_Isend and MPI_Irecv over a matching device (MTMI's native backend):
+ * the fast path's checks passed (Irecv's are made here: a wildcard is
+ * as cheap as any source there), and one call of the device's tagged
+ * send or receive does the rest. Anything unusual (no free request, an
+ * error to report) goes to the general path, which checks again.
+ */
+static int irecv_any(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+		     MPI_Comm comm, MPI_Request *request);
+
+static __attribute__((noinline)) int
+isend_native(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	     MPI_Comm comm, MPI_Request *request)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	struct michi_request *r = michi_obj_pop(MICHI_KIND_REQUEST);
+	michi_status_t st;
+
+	if (unlikely(!r))
+		return isend_checked(buf, count, datatype, dest, tag, comm, request);
+	r->kind = MICHI_REQ_SEND;
+	r->comm = c;
+	r->m.on_complete = NULL;
+	st = mtmi_native_isend(buf, (size_t)count * (((uint32_t)datatype >> 8) & 0xff),
+			       c->peers[dest], c->rank, tag, c->ctx, MTMI_MODE_STANDARD, &r->m);
+	if (unlikely(st < 0)) {
+		michi_req_free(r);
+		return michi_start_error(c, st, "MPI_Isend");
+	}
+	*request = (MPI_Request)michi_p2h(r);
+	return MPI_SUCCESS;
+}
+
+static __attribute__((noinline)) int
+irecv_native(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+	     MPI_Comm comm, MPI_Request *request)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	struct michi_request *r;
+	michi_status_t st;
+
+	if (unlikely(!c || !request || !buf || count < 0 ||
+		     ((unsigned)source >= (unsigned)c->size && source != MPI_ANY_SOURCE) ||
+		     ((unsigned)tag >= michi_state.native_tag_end && tag != MPI_ANY_TAG) ||
+		     !michi_dt_builtin_valid(datatype)))
+		return irecv_any(buf, count, datatype, source, tag, comm, request);
+	r = michi_obj_pop(MICHI_KIND_REQUEST);
+	if (unlikely(!r))
+		return irecv_any(buf, count, datatype, source, tag, comm, request);
+	r->kind = MICHI_REQ_RECV;
+	r->comm = c;
+	r->m.on_complete = NULL;
+	st = mtmi_native_irecv(buf, (size_t)count * (((uint32_t)datatype >> 8) & 0xff),
+			       recv_peer(c, source), source, tag, c->ctx, &r->m);
+	if (unlikely(st < 0)) {
+		michi_req_free(r);
+		return michi_start_error(c, st, "MPI_Irecv");
+	}
+	*request = (MPI_Request)michi_p2h(r);
+	return MPI_SUCCESS;
+}
+
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
 	       MPI_Comm comm, MPI_Request *request)
 {
@@ -375,9 +437,10 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	 * every call to the general path and its MICHI_GATE */
 	if (unlikely(!c || !request || !buf || count < 0 ||
 		     (unsigned)dest >= (unsigned)c->size ||
-		     (unsigned)tag >= michi_state.fast_tag_end ||
 		     !michi_dt_builtin_valid(datatype)))
 		goto general;
+	if (unlikely((unsigned)tag >= michi_state.fast_tag_end))
+		goto tag;
 	len = (size_t)count * (((uint32_t)datatype >> 8) & 0xff);
 	peer = c->peers[dest];
 	/* larger payloads are copied by memcpy: the general path's call;
@@ -400,6 +463,10 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 				       &r->m)))
 		return mtmi_eager_wake(peer);
 	return MPI_SUCCESS;
+tag:
+	/* a matching device (fast_tag_end 0, native_tag_end tag_ub + 1) */
+	if ((unsigned)tag < michi_state.native_tag_end)
+		return isend_native(buf, count, datatype, dest, tag, comm, request);
 general:
 	return isend_standard(buf, count, datatype, dest, tag, comm, request);
 checked:
@@ -500,6 +567,8 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 {
 	if (likely(irecv_fast(buf, count, datatype, source, tag, comm, request)))
 		return MPI_SUCCESS;
+	if (michi_state.native_tag_end)
+		return irecv_native(buf, count, datatype, source, tag, comm, request);
 	return irecv_any(buf, count, datatype, source, tag, comm, request);
 }
 MICHI_ALIAS(Irecv)

@@ -26,6 +26,8 @@ _Static_assert(offsetof(struct mtmi_hdr, type) == 8 && offsetof(struct mtmi_hdr,
 	       offsetof(struct mtmi_hdr, ctx) == 16 && offsetof(struct mtmi_hdr, src_rank) == 20 &&
 	       offsetof(struct mtmi_hdr, tag) == 24 && offsetof(struct mtmi_hdr, sid) == 32 &&
 	       offsetof(struct mtmi_hdr, aux) == 40, "mtmi header word layout");
+_Static_assert(sizeof(((struct mtmi_req *)0)->dev_ctx) == MICHI_TAG_CTX_SIZE,
+	       "a matching device's operation context fits the request");
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "mtmi_eager_commit packs header words little-endian");
 
@@ -63,11 +65,19 @@ michi_status_t mtmi_init(struct michi_job *job)
 	st = mtmi_queue_init(mtmi_hash_buckets);
 	if (st < 0)
 		goto err_free_peers;
+	mtmi_native_choose();
+	if (mtmi_tag && job->size > MTMI_NT_RANKS_MAX) {
+		st = michi_err(MICHI_ERR_INVAL, "mtmi: %d ranks, more than a matching device's "
+			       "tags can name (%d)", job->size, MTMI_NT_RANKS_MAX);
+		goto err_free_queue;
+	}
 	mtmi_nranks = job->size;
 	mtmi_nfailed = 0;
 	mtmi_post_seq = 0;
 	return MICHI_OK;
 
+err_free_queue:
+	mtmi_queue_fini();
 err_free_peers:
 	free(mtmi_tx_seq);
 	free(mtmi_rx_seq);
@@ -112,6 +122,7 @@ void mtmi_release(void)
 		return;
 	mtmi_proto_fini();
 	mtmi_queue_fini();
+	mtmi_tag = NULL;
 	free(mtmi_tx_seq);
 	free(mtmi_rx_seq);
 	free(mtmi_peer_dead);

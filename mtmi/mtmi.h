@@ -12,6 +12,10 @@
  *
  * Ordering: messages from one sender to one receiver on one context match
  * in the order they were sent (MPI non-overtaking).
+ *
+ * Two backends: the own-queue engine for byte devices (mtmi_inline.h,
+ * mtmi_queue.c, mtmi_proto.c), and the native one (mtmi_native.h) that
+ * hands each call to a matching device when the job runs over one.
  */
 #ifndef MICHI_MTMI_H
 #define MICHI_MTMI_H
@@ -67,17 +71,25 @@ struct mtmi_req {
 	uint32_t flags;
 	int mode;
 	uint64_t post_seq;     /* posting order, to keep exact and wildcard queues fair */
-	uint64_t remote_id;    /* rendezvous: the peer's request id */
-	uint64_t raddr;        /* rendezvous over a pulling device: the send
-				* buffer's address (RTS payload) */
 	union {
-		size_t offset;     /* send: the message's frame sequence number */
-		uint64_t rready;   /* recv, streamed rendezvous: the address of
-				    * the sender's ready count (RTS payload,
-				    * after raddr) */
+		struct {
+			uint64_t remote_id;    /* rendezvous: the peer's request id */
+			uint64_t raddr;        /* rendezvous over a pulling device: the send
+						* buffer's address (RTS payload) */
+			union {
+				size_t offset;     /* send: the message's frame sequence number */
+				uint64_t rready;   /* recv, streamed rendezvous: the address of
+						    * the sender's ready count (RTS payload,
+						    * after raddr) */
+			};
+			size_t msg_len;        /* recv: length of the matched message; send,
+						* streamed: bytes ready (the receiver reads it) */
+		};
+		/* a matching device's operation context (devices/device.h,
+		 * MICHI_TAG_CTX_SIZE), where the own-queue engine keeps the
+		 * fields above */
+		void *dev_ctx[4];
 	};
-	size_t msg_len;        /* recv: length of the matched message; send,
-				* streamed: bytes ready (the receiver reads it) */
 	void *priv;            /* engine use */
 	/* ---- owner private: the MPI core may use these freely ---- */
 	void (*on_complete)(struct mtmi_req *r); /* if set, called once when done */

@@ -121,6 +121,8 @@ static inline void mtmi_req_finish(struct mtmi_req *r)
 		r->on_complete(r);
 }
 
+#include "mtmi_native.h"
+
 /* Payloads up to this many bytes are copied inline, with no call. */
 #define MTMI_COPY_INLINE_MAX 256
 
@@ -285,6 +287,8 @@ mtmi_isend_inline(const void *buf, size_t len, int peer, int src_rank, int tag,
 	struct mtmi_hdr *hp;
 	uint64_t tok;
 
+	if (unlikely(mtmi_tag != NULL))
+		return mtmi_native_isend(buf, len, peer, src_rank, tag, ctx, mode, r);
 	if (unlikely(mode == MTMI_MODE_SYNC ||
 		     len > michi_dev_for_peer[peer]->eager_limit))
 		return mtmi_isend_slow(buf, len, peer, src_rank, tag, ctx, mode, r);
@@ -349,6 +353,8 @@ mtmi_irecv_inline(void *buf, size_t len, int peer, int src_rank, int tag,
 {
 	struct mtmi_bucket *b;
 
+	if (unlikely(mtmi_tag != NULL))
+		return mtmi_native_irecv(buf, len, peer, src_rank, tag, ctx, r);
 	mtmi_recv_init(r, buf, len, peer, src_rank, tag, ctx);
 	if (unlikely((src_rank | tag) < 0))
 		return mtmi_irecv_slow(r, NULL);

@@ -90,6 +90,9 @@ void mtmi_queue_unexp_del(struct mtmi_msg *m);
 struct mtmi_msg *mtmi_queue_find_seq(int peer, uint32_t seq);
 void mtmi_queue_fail_peer(int peer, michi_status_t st);
 
+/* mtmi_native.c: the backend, from the device layer's choice */
+void mtmi_native_choose(void);
+
 /* mtmi_proto.c */
 void mtmi_proto_fini(void);
 void mtmi_recv_complete(struct mtmi_req *r, michi_status_t st);

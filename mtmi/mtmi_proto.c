@@ -874,8 +874,12 @@ michi_status_t mtmi_iprobe(int peer, int src_rank, int tag, uint32_t ctx,
 			   int *flag, int *source_out, int *tag_out, size_t *len_out)
 {
 	struct mtmi_msg *m;
-	int n = mtmi_poll();
+	int n;
 
+	if (mtmi_tag)
+		return mtmi_native_probe(peer, src_rank, tag, ctx, 0, flag, NULL, source_out,
+					 tag_out, len_out);
+	n = mtmi_poll();
 	if (n < 0)
 		return n;
 	m = probe_find(src_rank, tag, ctx);
@@ -899,6 +903,9 @@ michi_status_t mtmi_improbe(int peer, int src_rank, int tag, uint32_t ctx,
 	michi_status_t st;
 	struct mtmi_msg *m;
 
+	if (mtmi_tag)
+		return mtmi_native_probe(peer, src_rank, tag, ctx, 1, flag, msg, source_out,
+					 tag_out, len_out);
 	st = mtmi_iprobe(peer, src_rank, tag, ctx, flag, NULL, NULL, NULL);
 	if (st < 0 || !*flag)
 		return st;
@@ -913,6 +920,8 @@ michi_status_t mtmi_improbe(int peer, int src_rank, int tag, uint32_t ctx,
 michi_status_t mtmi_imrecv(void *buf, size_t len, struct mtmi_msg *m,
 			   struct mtmi_req *r)
 {
+	if (mtmi_tag)
+		return mtmi_native_mrecv(buf, len, m, r);
 	r->done = 0;
 	r->error = 0;
 	r->cancelled = 0;
@@ -933,6 +942,8 @@ michi_status_t mtmi_cancel(struct mtmi_req *r)
 {
 	michi_status_t st;
 
+	if (mtmi_tag)
+		return mtmi_native_cancel(r);
 	if (r->done)
 		return MICHI_OK;
 	if (r->type == MTMI_REQ_RECV) {

@@ -33,6 +33,12 @@ size_t michi_devices_pending(void)
 	return 0;
 }
 
+/* byte devices only: MTMI runs its own queues */
+const struct michi_tag_ops *michi_devices_tagged(void)
+{
+	return NULL;
+}
+
 #define BIG (1 << 18)
 static unsigned char *sbuf, *rbuf;
 

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mtmi/mtmi_native.h: MTMI's native backend (DESIGN.md §3), inline. When
+ * the job runs over a matching device (ofi, ucx), every MTMI call becomes
+ * one call of the device's tagged operations (devices/device.h, struct
+ * michi_tag_ops): MTMI packs (context, source rank, tag) into the 64-bit
+ * match tag, and turns the device's completion back into the request's
+ * status. No queue, no copy, no allocation in MTMI on this path.
+ *
+ * The match tag, bit 0 up:
+ *
+ *   bits  0..30  the MPI tag (MPI tags are 0..0x7fffffff; the
+ *                collectives number their calls in bits 20..30)
+ *   bits 31..50  the sender's rank in the communicator (20 bits)
+ *   bits 51..62  the context id (12 bits: mpi/commops.c hands out
+ *                fewer than 4096)
+ *   bit  63      the device's own (MICHI_TAG_DEVICE_BIT)
+ *
+ * MTMI_ANY_SOURCE and MTMI_ANY_TAG become ignored bits. The source rank
+ * travels in the tag rather than in the library's source address, so
+ * that UCX (which matches tags only) and every libfabric provider match
+ * the same way; a device may still narrow a receive to its peer.
+ */
+#ifndef MICHI_MTMI_NATIVE_H
+#define MICHI_MTMI_NATIVE_H
+
+#define MTMI_NT_SRC_SHIFT 31
+#define MTMI_NT_CTX_SHIFT 51
+#define MTMI_NT_TAG_MASK 0x7fffffffull
+#define MTMI_NT_SRC_MASK (0xfffffull << MTMI_NT_SRC_SHIFT)
+#define MTMI_NT_RANKS_MAX (1 << 20)   /* ranks a communicator may have */
+#define MTMI_NT_CTX_MAX (1u << 12)
+
+/* The matching device's operations when the job runs over one, else
+ * NULL (the own-queue engine of mtmi_inline.h). */
+extern const struct michi_tag_ops *mtmi_tag MICHI_HIDDEN;
+
+static inline __attribute__((always_inline)) uint64_t
+mtmi_native_tag(uint32_t ctx, int src_rank, int tag)
+{
+	return (uint64_t)ctx << MTMI_NT_CTX_SHIFT |
+	       (uint64_t)(uint32_t)src_rank << MTMI_NT_SRC_SHIFT | (uint32_t)tag;
+}
+
+static inline __attribute__((always_inline)) michi_status_t
+mtmi_native_isend(const void *buf, size_t len, int peer, int src_rank, int tag, uint32_t ctx,
+		  int mode, struct mtmi_req *r)
+{
+	michi_status_t st;
+
+	r->done = 0;
+	r->error = 0;
+	r->cancelled = 0;
+	r->type = MTMI_REQ_SEND;
+	r->count = len;
+	st = mtmi_tag->send(peer, buf, len, mtmi_native_tag(ctx, src_rank, tag),
+			    mode == MTMI_MODE_SYNC, r->dev_ctx);
+	if (likely(st == MICHI_OK))
+		mtmi_req_finish(r);
+	return st;
+}
+
+static inline __attribute__((always_inline)) void
+mtmi_native_recv_init(struct mtmi_req *r, size_t len, int peer, uint32_t ctx)
+{
+	r->done = 0;
+	r->error = 0;
+	r->cancelled = 0;
+	r->type = MTMI_REQ_RECV;
+	r->len = len;
+	r->peer = peer;
+	r->ctx = ctx;
+}
+
+static inline __attribute__((always_inline)) michi_status_t
+mtmi_native_irecv(void *buf, size_t len, int peer, int src_rank, int tag, uint32_t ctx,
+		  struct mtmi_req *r)
+{
+	uint64_t t = (uint64_t)ctx << MTMI_NT_CTX_SHIFT, ignore = 0;
+	michi_status_t st;
+
+	mtmi_native_recv_init(r, len, peer, ctx);
+	if (likely(src_rank >= 0))
+		t |= (uint64_t)(uint32_t)src_rank << MTMI_NT_SRC_SHIFT;
+	else
+		ignore = MTMI_NT_SRC_MASK;
+	if (likely(tag >= 0))
+		t |= (uint32_t)tag;
+	else
+		ignore |= MTMI_NT_TAG_MASK;
+	st = mtmi_tag->recv(peer >= 0 ? peer : -1, buf, len, t, ignore, r->dev_ctx);
+	if (unlikely(st < 0))
+		return st;
+	return r->done ? MICHI_OK : MICHI_INPROGRESS;
+}
+
+/* The out-of-line rest: probes, matched receives, cancel (mtmi_native.c). */
+michi_status_t mtmi_native_probe(int peer, int src_rank, int tag, uint32_t ctx, int claim,
+				 int *flag, struct mtmi_msg **msg, int *source_out,
+				 int *tag_out, size_t *len_out) MICHI_HIDDEN;
+michi_status_t mtmi_native_mrecv(void *buf, size_t len, struct mtmi_msg *msg,
+				 struct mtmi_req *r) MICHI_HIDDEN;
+michi_status_t mtmi_native_cancel(struct mtmi_req *r) MICHI_HIDDEN;
+
+#endif
