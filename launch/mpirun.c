@@ -3,11 +3,15 @@
  * launch/mpirun.c: mpirun / mpiexec, the launcher.
  *
  * Parses the command line (MPICH and Open MPI spellings, MPMD colon
- * syntax), places the ranks in blocks over the hosts (-hosts, default this
- * host) and starts one michi-proxy per host: a local one by fork with a
- * socketpair as control stream, another host's through a command template
- * (`ssh -x {host}`, `ip netns exec {host}`...) with --connect back to a
- * TCP port of mpirun, authenticated by a cookie sent on its stdin. Then
+ * syntax), places the ranks over the hosts (--host or --hostfile, default
+ * this host; in blocks, or round robin with --map-by node) and starts one
+ * michi-proxy per host: a local one by fork with a socketpair as control
+ * stream, another host's through a command template (`ssh -x {host}`,
+ * `ip netns exec {host}`, srun...; --launcher picks which hosts take it)
+ * with --connect back to a TCP port of mpirun, authenticated by a cookie
+ * sent on its stdin. The name a host was given by is its ranks' host
+ * identity (MICHI_HOSTNAME), which decides shm within a host and tcp
+ * between hosts, also where hosts share a kernel hostname. Then
  * it is the job's judge: it completes fences across proxies, and on the
  * first rank that exits non-zero, dies on a signal, calls abort or exits
  * without finalize after init, it prints one line naming the rank, host
@@ -27,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
@@ -64,6 +69,18 @@ MICHI_TUNABLE(launch_connect_timeout, "launch_connect_timeout", MICHI_T_DOUBLE, 
 	      MICHI_LEVEL_USER,
 	      "seconds a remote proxy may take to connect back to mpirun");
 
+/* --launcher: which hosts get a forked proxy and which the template */
+enum {
+	MR_LAUNCH_AUTO,     /* this host's names fork, others take the template */
+	MR_LAUNCH_SSH,      /* the same, with an ssh template */
+	MR_LAUNCH_FORK,     /* every host forked here: names are identities only */
+	MR_LAUNCH_EXEC,     /* every host through the template */
+	MR_LAUNCH_SLURM,    /* other hosts through srun, inside an allocation */
+};
+
+#define MR_SSH_TEMPLATE "ssh -x {host}"
+#define MR_SRUN_TEMPLATE "srun --ntasks-per-node=1 -N 1 -n 1 --nodelist={host}"
+
 struct mr_env {
 	char *name, *value;
 };
@@ -81,14 +98,15 @@ struct mr_kv {
 	int from;
 };
 
-/* One per host that holds ranks: ranks [first, first + n) run there. */
+/* One per host that holds ranks: ranks[0..n) run there, ascending. */
 struct mr_proxy {
 	pid_t pid;          /* the local proxy, or the template command (ssh) */
 	int ctl;            /* -1 until a remote proxy has connected */
 	struct pmi_wire_reader rd;
 	char host[256];
-	int first, n;
+	int n, *ranks;
 	int local;
+	int slots;          /* host:N, slots=N; 0: not given */
 	int in_fence, done, reaped;
 	int connected;      /* its control stream came up (it may close later) */
 };
@@ -114,7 +132,11 @@ static struct {
 	struct mr_kv *fence_kv;   /* puts of this fence, for the other proxies */
 	int nfence_kv;
 	const char *hosts;   /* -hosts list, NULL: this host only */
+	const char *hostfile;
 	int ppn;
+	int map_node;        /* --map-by node: round robin over the hosts */
+	int launcher;        /* MR_LAUNCH_* */
+	int *rank_proxy;     /* proxy index of every rank */
 	int listen_fd;
 	char cookie[33];
 	char address[300];   /* ADDR:PORT remote proxies connect to */
@@ -132,13 +154,25 @@ static void mr_usage(FILE *f)
 		"  -x VAR[=VAL]         export VAR (with VAL, or its current value) to all ranks\n"
 		"  -l, --tag-output     prefix every output line with [rank]\n"
 		"  --timeout S          kill the job after S seconds (also MPIEXEC_TIMEOUT)\n"
-		"  -hosts H1[:N],H2...  run on these hosts (--host too), filling each with N\n"
-		"                       ranks (or -ppn N, or an even share), in order\n"
-		"  -ppn N               ranks per host\n"
-		"  --launch-template T  how to start a proxy on another host, {host} replaced\n"
-		"                       (default 'ssh -x {host}'; MICHI_LAUNCH_TEMPLATE)\n"
+		"  --host H1[:N],H2...  run on these hosts (-host, -hosts, -H); N: its slots\n"
+		"  --hostfile FILE      hosts from FILE (-f, -machinefile), one a line:\n"
+		"                       'host', 'host:N' or 'host slots=N'; '#' comments\n"
+		"  -ppn N               ranks per host (slots of hosts without their own)\n"
+		"  --map-by slot|node   slot (default): fill each host's slots (or -ppn,\n"
+		"                       or an even share) in order; node: round robin over\n"
+		"                       the hosts, skipping full ones\n"
+		"  --launcher L         how proxies start: ssh (other hosts by ssh), fork\n"
+		"                       (every host here: names are identities only), exec\n"
+		"                       (every host by the template), slurm (srun, inside\n"
+		"                       an allocation); default: this host's names by fork,\n"
+		"                       others by the template\n"
+		"  --launcher-exec T    template that starts a proxy on a host, {host}\n"
+		"                       replaced, appended when absent (--launch-template;\n"
+		"                       default 'ssh -x {host}'; MICHI_LAUNCH_TEMPLATE)\n"
 		"  --launch-address A   address other hosts reach mpirun at (MICHI_LAUNCH_ADDRESS)\n"
-		"  -genvall, --oversubscribe, --allow-run-as-root: accepted, always in effect\n"
+		"  --oversubscribe, --allow-run-as-root: accepted, always in effect\n"
+		"  -genvall             accepted: a forked proxy passes the whole environment;\n"
+		"                       a remote one only -genv and -x variables\n"
 		"  -h, --help           this text\n"
 		"  --version            print the version\n"
 		"Each rank gets PMI_FD/PMI_RANK/PMI_SIZE (PMI-1); stdin goes to rank 0\n"
@@ -212,6 +246,31 @@ static int mr_parse_timeout(const char *s)
 	return 0;
 }
 
+static int mr_parse_map(const char *s)
+{
+	if (!strcasecmp(s, "slot") || !strcasecmp(s, "core"))
+		mr.map_node = 0;
+	else if (!strcasecmp(s, "node"))
+		mr.map_node = 1;
+	else
+		return -1;
+	return 0;
+}
+
+static int mr_parse_launcher(const char *s)
+{
+	static const char *const names[] = { [MR_LAUNCH_SSH] = "ssh", [MR_LAUNCH_FORK] = "fork",
+					     [MR_LAUNCH_EXEC] = "exec", [MR_LAUNCH_SLURM] = "slurm" };
+	int i;
+
+	for (i = MR_LAUNCH_SSH; i <= MR_LAUNCH_SLURM; i++)
+		if (!strcmp(s, names[i])) {
+			mr.launcher = i;
+			return 0;
+		}
+	return -1;
+}
+
 /* Returns 1 when the program should exit 0 (help, version), -1 on error. */
 static int mr_parse(int argc, char **argv)
 {
@@ -255,15 +314,29 @@ static int mr_parse(int argc, char **argv)
 				if (!has1 || mr_parse_timeout(argv[i + 1]) < 0)
 					return -1;
 				i++;
-			} else if (!strcmp(o, "-hosts") || !strcmp(o, "-host")) {
+			} else if (!strcmp(o, "-hosts") || !strcmp(o, "-host") || !strcmp(o, "-H")) {
 				if (!has1)
 					return mr_bad("%s needs a host list", argv[i]);
 				mr.hosts = argv[++i];
+			} else if (!strcmp(o, "-hostfile") || !strcmp(o, "-f") ||
+				   !strcmp(o, "-machinefile")) {
+				if (!has1)
+					return mr_bad("%s needs a file name", argv[i]);
+				mr.hostfile = argv[++i];
+			} else if (!strcmp(o, "-map-by")) {
+				if (!has1 || mr_parse_map(argv[i + 1]) < 0)
+					return mr_bad("%s needs 'slot' or 'node'", argv[i]);
+				i++;
+			} else if (!strcmp(o, "-launcher") || !strcmp(o, "-bootstrap")) {
+				if (!has1 || mr_parse_launcher(argv[i + 1]) < 0)
+					return mr_bad("%s needs one of ssh, fork, exec, slurm", argv[i]);
+				i++;
 			} else if (!strcmp(o, "-ppn")) {
 				if (!has1 || mr_parse_count(argv[i + 1], &mr.ppn) < 0)
 					return mr_bad("%s needs a count >= 1", argv[i]);
 				i++;
-			} else if (!strcmp(o, "-launch-template")) {
+			} else if (!strcmp(o, "-launch-template") || !strcmp(o, "-launcher-exec") ||
+				   !strcmp(o, "-bootstrap-exec")) {
 				if (!has1)
 					return mr_bad("%s needs a command", argv[i]);
 				launch_template = argv[++i];
@@ -337,6 +410,7 @@ static int mr_proxy_path(char *buf, size_t len)
 }
 
 static int mr_remote_start(struct mr_proxy *p, const char *path);
+static int mr_is_local(const char *h);
 
 static int mr_proxy_start(struct mr_proxy *p, int with_stdin)
 {
@@ -390,15 +464,22 @@ static int mr_proxy_start(struct mr_proxy *p, int with_stdin)
 	return 0;
 }
 
-/* Split the template at spaces, {host} replaced; no shell involved. */
+/*
+ * Split the template at spaces, {host} replaced; no shell involved. A
+ * template without {host} gets the host as its last word, so that
+ * `--launcher-exec /usr/bin/ssh` works as in MPICH.
+ */
 static char **mr_template_argv(const char *host, const char *path)
 {
 	size_t cap = 8, n = 0;
 	char **av = calloc(cap, sizeof(*av));
-	char *t = strdup(launch_template), *save = NULL, *w;
+	char *t = malloc(strlen(launch_template) + 8), *save = NULL, *w;
 
 	if (!av || !t)
 		goto err;
+	strcpy(t, launch_template);
+	if (!strstr(t, "{host}"))
+		strcat(t, " {host}");
 	for (w = strtok_r(t, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
 		char buf[1024], *h;
 		size_t bl = 0;
@@ -507,24 +588,38 @@ static int mr_send_env(struct mr_proxy *p, const struct mr_env *e)
 	return rc;
 }
 
+/* How many ranks from r on run on proxy node, one after the other. */
+static int mr_run_length(int r, int node)
+{
+	int k = r;
+
+	while (k < mr.size && mr.rank_proxy[k] == node)
+		k++;
+	return k - r;
+}
+
 /*
  * MPICH's node map, (vector,(first_node,node_count,ranks_per_node),...):
- * ranks are placed in blocks, so equal neighbours merge. Empty if it does
- * not fit a value (MPICH then works without it).
+ * ranks in order, each triple covering node_count consecutive nodes with
+ * ranks_per_node consecutive ranks each; blocks give one triple per run of
+ * equal hosts, round robin one triple per round. Empty if it does not fit
+ * a value (MPICH then works without it).
  */
 static void mr_process_mapping(char *map, size_t len)
 {
 	size_t n = (size_t)snprintf(map, len, "(vector");
-	int i = 0;
+	int r = 0;
 
-	while (i < mr.nproxies && n < len) {
-		int j = i;
+	while (r < mr.size && n < len) {
+		int node = mr.rank_proxy[r], rpn = mr_run_length(r, node), nodes = 1;
 
-		while (j + 1 < mr.nproxies && mr.proxies[j + 1].n == mr.proxies[i].n)
-			j++;
-		n += (size_t)snprintf(map + n, len - n, ",(%d,%d,%d)", i, j - i + 1,
-				      mr.proxies[i].n);
-		i = j + 1;
+		r += rpn;
+		while (r < mr.size && mr.rank_proxy[r] == node + nodes &&
+		       mr_run_length(r, node + nodes) == rpn) {
+			r += rpn;
+			nodes++;
+		}
+		n += (size_t)snprintf(map + n, len - n, ",(%d,%d,%d)", node, nodes, rpn);
 	}
 	if (n + 2 > len)
 		map[0] = '\0';
@@ -532,12 +627,52 @@ static void mr_process_mapping(char *map, size_t len)
 		strcat(map, ")");
 }
 
+/* The rank identity of a proxy's ranks: the name it was given, or this
+ * host's own name for the names of this host. */
+static const char *mr_identity(const struct mr_proxy *p)
+{
+	return mr_is_local(p->host) ? michi_hostname() : p->host;
+}
+
+/* The arguments and environment of app a, after its app line. */
+static int mr_send_app_body(struct mr_proxy *p, int i)
+{
+	struct mr_app *a = &mr.apps[i];
+	struct pmi_wire_out o;
+	int j;
+
+	for (j = 0; j < a->argc; j++) {
+		size_t cap = 3 * strlen(a->argv[j]) + 32;
+		char *l = malloc(cap);
+		int rc;
+
+		if (!l || cap > LAUNCH_CTL_LINE_MAX) {
+			free(l);
+			fprintf(stderr, "mpirun: argument %d of program %d is too long\n", j, i);
+			return -1;
+		}
+		pmi_wire_begin(&o, l, cap, "arg");
+		launch_add_text(&o, "value", a->argv[j]);
+		rc = mr_send(p, &o);
+		free(l);
+		if (rc < 0)
+			return -1;
+	}
+	for (j = 0; j < mr.ngenv; j++)
+		if (mr_send_env(p, &mr.genv[j]) < 0)
+			return -1;
+	for (j = 0; j < a->nenv; j++)
+		if (mr_send_env(p, &a->env[j]) < 0)
+			return -1;
+	return 0;
+}
+
 /* The job as one proxy sees it: its slice of every app context. */
 static int mr_send_job(struct mr_proxy *p)
 {
 	char line[PMI_WIRE_LINE_MAX], map[PMI_WIRE_VAL_MAX];
 	struct pmi_wire_out o;
-	int i, j, first = 0;
+	int i, k = 0, first = 0;
 
 	pmi_wire_begin(&o, line, sizeof(line), "job");
 	pmi_wire_add(&o, "kvsname", mr.kvsname);
@@ -546,7 +681,8 @@ static int mr_send_job(struct mr_proxy *p)
 	pmi_wire_add_int(&o, "label", mr.label);
 	pmi_wire_add_int(&o, "grace_ms", (long)(launch_kill_grace * 1000));
 	/* mpirun's stdin reaches only a proxy forked here */
-	pmi_wire_add_int(&o, "stdin_rank", p->local && p->first == 0 ? 0 : -1);
+	pmi_wire_add_int(&o, "stdin_rank", p->local && p->ranks[0] == 0 ? 0 : -1);
+	launch_add_text(&o, "host", mr_identity(p));
 	if (mr_send(p, &o) < 0)
 		return -1;
 	pmi_wire_begin(&o, line, sizeof(line), "kv");
@@ -562,44 +698,34 @@ static int mr_send_job(struct mr_proxy *p)
 		if (mr_send(p, &o) < 0)
 			return -1;
 	}
+	/*
+	 * Each app's ranks here go as runs of equal stride (blocks: one run
+	 * of stride 1; round robin: one run of stride nhosts), one app line
+	 * each, its arguments and environment repeated.
+	 */
 	for (i = 0; i < mr.napps; i++) {
-		struct mr_app *a = &mr.apps[i];
-		int lo = first > p->first ? first : p->first;
-		int hi = first + a->n < p->first + p->n ? first + a->n : p->first + p->n;
+		int end = first + mr.apps[i].n;
 
-		first += a->n;
-		if (lo >= hi)
-			continue;   /* none of this app's ranks on this host */
-		pmi_wire_begin(&o, line, sizeof(line), "app");
-		pmi_wire_add_int(&o, "appnum", i);
-		pmi_wire_add_int(&o, "first", lo);
-		pmi_wire_add_int(&o, "n", hi - lo);
-		pmi_wire_add_int(&o, "argc", a->argc);
-		if (mr_send(p, &o) < 0)
-			return -1;
-		for (j = 0; j < a->argc; j++) {
-			size_t cap = 3 * strlen(a->argv[j]) + 32;
-			char *l = malloc(cap);
-			int rc;
+		while (k < p->n && p->ranks[k] < end) {
+			int r0 = p->ranks[k], stride = 1, n = 1;
 
-			if (!l || cap > LAUNCH_CTL_LINE_MAX) {
-				free(l);
-				fprintf(stderr, "mpirun: argument %d of program %d is too long\n", j, i);
-				return -1;
-			}
-			pmi_wire_begin(&o, l, cap, "arg");
-			launch_add_text(&o, "value", a->argv[j]);
-			rc = mr_send(p, &o);
-			free(l);
-			if (rc < 0)
+			if (k + 1 < p->n && p->ranks[k + 1] < end)
+				stride = p->ranks[k + 1] - r0;
+			while (k + n < p->n && p->ranks[k + n] < end &&
+			       p->ranks[k + n] == r0 + n * stride)
+				n++;
+			k += n;
+			pmi_wire_begin(&o, line, sizeof(line), "app");
+			pmi_wire_add_int(&o, "appnum", i);
+			pmi_wire_add_int(&o, "first", r0);
+			pmi_wire_add_int(&o, "n", n);
+			if (stride != 1)
+				pmi_wire_add_int(&o, "stride", stride);
+			pmi_wire_add_int(&o, "argc", mr.apps[i].argc);
+			if (mr_send(p, &o) < 0 || mr_send_app_body(p, i) < 0)
 				return -1;
 		}
-		for (j = 0; j < mr.ngenv; j++)
-			if (mr_send_env(p, &mr.genv[j]) < 0)
-				return -1;
-		for (j = 0; j < a->nenv; j++)
-			if (mr_send_env(p, &a->env[j]) < 0)
-				return -1;
+		first = end;
 	}
 	pmi_wire_begin(&o, line, sizeof(line), "start");
 	return mr_send(p, &o);
@@ -1010,64 +1136,218 @@ static int mr_is_local(const char *h)
 	       (strlen(h) == short_len && !strncmp(h, me, short_len));
 }
 
+/* Add a host to mr.proxies (grown as needed); slots 0: not given. */
+static int mr_host_add(const char *name, size_t len, int slots, int *cap)
+{
+	struct mr_proxy *p;
+
+	if (len == 0 || len >= sizeof(p->host))
+		return -1;
+	if (mr.nproxies == *cap) {
+		struct mr_proxy *np = realloc(mr.proxies, (size_t)(*cap = *cap ? 2 * *cap : 16) *
+					      sizeof(*np));
+
+		if (!np)
+			return -1;
+		mr.proxies = np;
+	}
+	p = &mr.proxies[mr.nproxies++];
+	memset(p, 0, sizeof(*p));
+	memcpy(p->host, name, len);
+	p->host[len] = '\0';
+	p->slots = slots;
+	p->ctl = -1;
+	return 0;
+}
+
+/* -hosts H1[:N],H2... */
+static int mr_hosts_parse(const char *list, int *cap)
+{
+	const char *h = list;
+
+	for (;;) {
+		size_t len = strcspn(h, ",");
+		const char *colon = memchr(h, ':', len);
+		char num[16];
+		int slots = 0;
+
+		if (colon) {
+			size_t nl = len - (size_t)(colon + 1 - h);
+
+			if (nl >= sizeof(num))
+				return mr_bad("bad slot count in host list '%s'", list);
+			memcpy(num, colon + 1, nl);
+			num[nl] = '\0';
+			if (mr_parse_count(num, &slots) < 0)
+				return mr_bad("bad slot count in host list '%s'", list);
+		}
+		if (mr_host_add(h, colon ? (size_t)(colon - h) : len, slots, cap) < 0)
+			return mr_bad("bad host name in '%s'", list);
+		if (!h[len])
+			return 0;
+		h += len + 1;
+	}
+}
+
 /*
- * Place the ranks: hosts in the order given, each filled with its slots
- * (host:N), or -ppn, or an even share; what is left goes round the hosts
- * again. Ranks stay contiguous per host, so host i runs [first, first+n).
+ * A hostfile: one host a line, as `host`, `host:N` or `host slots=N`
+ * (Open MPI's max_slots=N is accepted and ignored), '#' starts a comment.
+ */
+static int mr_hostfile_parse(const char *path, int *cap)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	int lineno = 0, rc = 0;
+
+	if (!f) {
+		fprintf(stderr, "mpirun: cannot open hostfile %s: %m\n", path);
+		return -1;
+	}
+	while (rc == 0 && fgets(line, sizeof(line), f)) {
+		char *save = NULL, *w, *host, *colon;
+		int slots = 0;
+
+		lineno++;
+		line[strcspn(line, "#\n")] = '\0';
+		host = strtok_r(line, " \t\r", &save);
+		if (!host)
+			continue;
+		colon = strchr(host, ':');
+		if (colon) {
+			*colon = '\0';
+			if (mr_parse_count(colon + 1, &slots) < 0)
+				rc = -1;
+		}
+		while (rc == 0 && (w = strtok_r(NULL, " \t\r", &save))) {
+			if (!strncmp(w, "slots=", 6) && !colon)
+				rc = mr_parse_count(w + 6, &slots);
+			else if (!strncmp(w, "max_slots=", 10) || !strncmp(w, "max-slots=", 10))
+				continue;
+			else
+				rc = -1;
+		}
+		if (rc == 0 && mr_host_add(host, strlen(host), slots, cap) < 0)
+			rc = -1;
+		if (rc < 0)
+			fprintf(stderr, "mpirun: hostfile %s line %d: expected 'host', 'host:N' or "
+				"'host slots=N' with N >= 1\n", path, lineno);
+	}
+	fclose(f);
+	if (rc == 0 && mr.nproxies == 0) {
+		fprintf(stderr, "mpirun: hostfile %s names no host\n", path);
+		rc = -1;
+	}
+	return rc;
+}
+
+/*
+ * Place the ranks over the hosts in the order given. By slot (the
+ * default) each host is filled with its slots (host:N), or -ppn, or an
+ * even share, and what is left goes round the hosts again; ranks stay
+ * contiguous per host. By node, rank r goes to the next host in turn that
+ * has a free slot (hosts without a count have no limit), and when all are
+ * full, round the hosts again regardless. Hosts left without ranks get no
+ * proxy.
  */
 static int mr_plan(void)
 {
-	char *list = strdup(mr.hosts ? mr.hosts : michi_hostname()), *save = NULL, *h;
-	int nh = 0, i, left = mr.size, first = 0, *slots;
+	int nh, i, r, k, cap = 0, cursor = 0;
 
-	if (!list)
+	if (mr.hosts && mr.hostfile)
+		return mr_bad("%s", "give --host or --hostfile, not both");
+	if (mr.hostfile ? mr_hostfile_parse(mr.hostfile, &cap) < 0 :
+	    mr_hosts_parse(mr.hosts ? mr.hosts : michi_hostname(), &cap) < 0)
 		return -1;
-	for (h = list; *h; h++)
-		nh += *h == ',';
-	nh++;
-	mr.proxies = calloc((size_t)nh, sizeof(*mr.proxies));
-	slots = calloc((size_t)nh, sizeof(*slots));
-	if (!mr.proxies || !slots)
+	nh = mr.nproxies;
+	mr.rank_proxy = calloc((size_t)mr.size, sizeof(*mr.rank_proxy));
+	if (!mr.rank_proxy)
 		return -1;
-	nh = 0;
-	for (h = strtok_r(list, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
-		struct mr_proxy *p = &mr.proxies[nh];
-		char *colon = strchr(h, ':');
+	if (!mr.map_node) {
+		int left = mr.size;
 
-		if (colon) {
-			*colon = '\0';
-			if (mr_parse_count(colon + 1, &slots[nh]) < 0)
-				return mr_bad("bad slot count in host '%s'", h);
+		for (i = 0; i < nh; i++) {
+			struct mr_proxy *p = &mr.proxies[i];
+			int c = p->slots ? p->slots : mr.ppn ? mr.ppn : (mr.size + nh - 1) / nh;
+
+			p->n = c < left ? c : left;
+			left -= p->n;
 		}
-		if (!*h || strlen(h) >= sizeof(p->host))
-			return mr_bad("bad host name in '%s'", mr.hosts);
-		snprintf(p->host, sizeof(p->host), "%s", h);
-		p->local = mr_is_local(h);
-		p->ctl = -1;
-		nh++;
-	}
-	if (nh == 0)
-		return mr_bad("empty host list '%s'", mr.hosts ? mr.hosts : "");
-	for (i = 0; i < nh; i++) {
-		int cap = slots[i] ? slots[i] : mr.ppn ? mr.ppn : (mr.size + nh - 1) / nh;
+		for (i = 0; left > 0; i = (i + 1) % nh, left--)
+			mr.proxies[i].n++;
+		for (i = 0, r = 0; i < nh; i++)
+			for (k = 0; k < mr.proxies[i].n; k++)
+				mr.rank_proxy[r++] = i;
+	} else {
+		for (r = 0; r < mr.size; r++) {
+			for (i = 0; i < nh; i++) {
+				struct mr_proxy *p = &mr.proxies[(cursor + i) % nh];
+				int c = p->slots ? p->slots : mr.ppn;
 
-		mr.proxies[i].n = cap < left ? cap : left;
-		left -= mr.proxies[i].n;
+				if (!c || p->n < c)
+					break;
+			}
+			if (i < nh)
+				cursor = (cursor + i) % nh;   /* else all full: oversubscribe */
+			mr.rank_proxy[r] = cursor;
+			mr.proxies[cursor].n++;
+			cursor = (cursor + 1) % nh;
+		}
 	}
-	for (i = 0; left > 0; i = (i + 1) % nh, left--)
-		mr.proxies[i].n++;
-	/* hosts without ranks get no proxy */
+	/* drop hosts without ranks; renumber */
 	mr.nproxies = 0;
 	for (i = 0; i < nh; i++) {
-		if (!mr.proxies[i].n)
+		struct mr_proxy *p = &mr.proxies[i];
+
+		if (!p->n)
 			continue;
-		mr.proxies[mr.nproxies] = mr.proxies[i];
-		mr.proxies[mr.nproxies].first = first;
-		first += mr.proxies[i].n;
-		mr.nproxies++;
+		p->ranks = malloc((size_t)p->n * sizeof(int));
+		if (!p->ranks)
+			return -1;
+		for (r = 0, k = 0; r < mr.size; r++)
+			if (mr.rank_proxy[r] == i) {
+				p->ranks[k++] = r;
+				mr.rank_proxy[r] = mr.nproxies;
+			}
+		switch (mr.launcher) {
+		case MR_LAUNCH_FORK:
+			p->local = 1;
+			break;
+		case MR_LAUNCH_EXEC:
+			p->local = 0;
+			break;
+		default:
+			p->local = mr_is_local(p->host);
+		}
+		mr.proxies[mr.nproxies++] = *p;
 	}
-	free(slots);
-	free(list);
+	return 0;
+}
+
+/* --launcher: check it can work here, and pick its template. */
+static int mr_launcher_setup(void)
+{
+	int given = strcmp(launch_template, MR_SSH_TEMPLATE) != 0;
+
+	switch (mr.launcher) {
+	case MR_LAUNCH_EXEC:
+		if (!given)
+			return mr_bad("%s", "--launcher exec needs --launcher-exec TEMPLATE, such as "
+				      "'ip netns exec {host}'");
+		break;
+	case MR_LAUNCH_SLURM:
+		/* Slurm's own variables say whether we are inside an allocation */
+		if (!getenv("SLURM_JOB_ID") && !getenv("SLURM_JOBID"))
+			return mr_bad("%s", "--launcher slurm works inside a Slurm allocation "
+				      "(salloc or sbatch), and SLURM_JOB_ID is not set");
+		if (!mr.hosts && !mr.hostfile)
+			return mr_bad("%s", "--launcher slurm needs --host or --hostfile naming "
+				      "the allocation's nodes");
+		if (!given)
+			launch_template = MR_SRUN_TEMPLATE;
+		break;
+	default:
+		break;
+	}
 	return 0;
 }
 
@@ -1131,7 +1411,7 @@ static int mr_setup(void)
 	mr.rank_pid = calloc((size_t)mr.size, sizeof(*mr.rank_pid));
 	if (!mr.rank_pid || mr_random_hex(mr.jobkey) < 0 || mr_random_hex(mr.cookie) < 0)
 		return -1;
-	if (mr_plan() < 0 || mr_listen() < 0)
+	if (mr_launcher_setup() < 0 || mr_plan() < 0 || mr_listen() < 0)
 		return -1;
 	/* only this host's cores are known here */
 	cores = mr_cores();
@@ -1172,7 +1452,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < mr.nproxies; i++) {
 		struct mr_proxy *p = &mr.proxies[i];
 
-		if (mr_proxy_start(p, p->first == 0) < 0) {
+		if (mr_proxy_start(p, p->ranks[0] == 0) < 0) {
 			mr_fail(1, "cannot start the proxy for host %s; job aborted", p->host);
 			break;
 		}

@@ -68,7 +68,7 @@ struct proxy_kv {
 };
 
 struct proxy_app {
-	int appnum, first, n;
+	int appnum, first, n, stride;   /* ranks first + j * stride, j < n */
 	int argc, argmax, nenv;
 	char **argv;
 	char **env;                   /* name, value, name, value ... */
@@ -78,6 +78,7 @@ static struct {
 	int ctl;
 	int sigfd;
 	char kvsname[PMI_WIRE_KVSNAME_MAX];
+	char *host;                   /* the ranks' host identity, from mpirun */
 	char shm_prefix[48];          /* the job's /dev/shm names, from its key */
 	int size, universe, label, stdin_rank;
 	struct proxy_app *apps;
@@ -564,13 +565,17 @@ static void proxy_child(struct proxy_rank *r, const struct proxy_app *a,
 	setenv("MPI_LOCALRANKID", num, 1);
 	snprintf(num, sizeof(num), "%d", px.nranks);
 	setenv("MPI_LOCALNRANKS", num, 1);
+	/* the name mpirun started us by: network namespaces share the
+	 * kernel's hostname, and their ranks must not take shm to each other */
+	if (px.host && *px.host)
+		setenv("MICHI_HOSTNAME", px.host, 1);
 	unsetenv("PMI_PORT");
 	unsetenv("PMI_ID");
 	for (i = 0; i < a->nenv; i++)
 		setenv(a->env[2 * i], a->env[2 * i + 1], 1);
 	execvp(a->argv[0], a->argv);
 	fprintf(stderr, "mpirun: cannot run '%s' (rank %d on %s): %m\n",
-		a->argv[0], r->rank, michi_hostname());
+		a->argv[0], r->rank, px.host && *px.host ? px.host : michi_hostname());
 	_exit(127);
 }
 
@@ -635,7 +640,7 @@ static michi_status_t proxy_start(void)
 			struct proxy_rank *r = &px.ranks[k];
 			michi_status_t st;
 
-			r->rank = px.apps[i].first + j;
+			r->rank = px.apps[i].first + j * px.apps[i].stride;
 			r->local_rank = k;
 			r->appnum = px.apps[i].appnum;
 			r->pmi_fd = r->io[0].fd = r->io[1].fd = -1;
@@ -711,6 +716,8 @@ static michi_status_t proxy_ctl_line(const struct pmi_wire_msg *m, int *started)
 		    pmi_wire_get_int(m, "stdin_rank", &px.stdin_rank) < 0)
 			return michi_err(MICHI_ERR_INVAL, "proxy: bad job line from mpirun");
 		strcpy(px.kvsname, k);
+		free(px.host);
+		px.host = pmi_wire_get(m, "host") ? proxy_text(m, "host") : NULL;
 		k = pmi_wire_get(m, "grace_ms");
 		if (k && atoi(k) >= 0)
 			proxy_kill_grace = atoi(k) / 1000.0;
@@ -735,6 +742,10 @@ static michi_status_t proxy_ctl_line(const struct pmi_wire_msg *m, int *started)
 		    pmi_wire_get_int(m, "n", &a->n) < 0 || a->n < 0 ||
 		    pmi_wire_get_int(m, "argc", &a->argc) < 0 || a->argc < 1)
 			return michi_err(MICHI_ERR_INVAL, "proxy: bad app line from mpirun");
+		a->stride = 1;
+		if (pmi_wire_get(m, "stride") &&
+		    (pmi_wire_get_int(m, "stride", &a->stride) < 0 || a->stride < 1))
+			return michi_err(MICHI_ERR_INVAL, "proxy: bad stride in app line");
 		a->argv = calloc((size_t)a->argc + 1, sizeof(char *));
 		if (!a->argv)
 			return michi_err(MICHI_ERR_NOMEM, "proxy: no memory for argv");
