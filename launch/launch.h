@@ -28,4 +28,28 @@ void launch_add_text(struct pmi_wire_out *o, const char *key, const char *text);
 /* "Killed", "Segmentation fault", ... */
 const char *launch_signame(int sig);
 
+/* seconds of silence after which a TCP control stream counts as dead
+ * (tunable launch_keepalive; mpirun passes its value to remote proxies) */
+extern double launch_keepalive;
+/*
+ * Make a TCP control stream fail (read() ends with ETIMEDOUT) once the
+ * other side has not answered for about secs seconds: keepalive probes
+ * while it is idle, TCP_USER_TIMEOUT while data waits for an ack. A host
+ * whose network is cut or that crashed sends no FIN or RST, and nothing
+ * else would notice it. No-op on other sockets or with secs <= 0.
+ */
+void launch_ctl_keepalive(int fd, double secs);
+
+/*
+ * Rate limit for warnings that a stranger can cause (rejected
+ * connections): the first few of each second are logged, then one line
+ * with the count of those left out.
+ */
+struct launch_ratelimit {
+	double since;
+	unsigned n, quiet;
+};
+/* 1: log this one, and *skipped is how many were left out before it */
+int launch_ratelimit_ok(struct launch_ratelimit *rl, unsigned *skipped);
+
 #endif

@@ -98,6 +98,19 @@ struct mr_kv {
 	int from;
 };
 
+/* A connection to the connect-back port that has not said hello yet. */
+struct mr_pending {
+	int fd;             /* -1: slot free */
+	struct pmi_wire_reader rd;
+	double deadline;
+	char name[64];      /* remote address, for the log */
+};
+
+/* Remote proxies say hello within a second; strangers may flood the port:
+ * at most this many wait at once, the oldest goes for a newcomer. */
+#define MR_PENDING_MAX 32
+#define MR_HELLO_TIMEOUT 5.0
+
 /* One per host that holds ranks: ranks[0..n) run there, ascending. */
 struct mr_proxy {
 	pid_t pid;          /* the local proxy, or the template command (ssh) */
@@ -140,6 +153,8 @@ static struct {
 	int listen_fd;
 	char cookie[33];
 	char address[300];   /* ADDR:PORT remote proxies connect to */
+	struct mr_pending pending[MR_PENDING_MAX];
+	struct launch_ratelimit reject_rl;
 } mr = { .listen_fd = -1 };
 
 /* ---- command line ----------------------------------------------------- */
@@ -680,6 +695,7 @@ static int mr_send_job(struct mr_proxy *p)
 	pmi_wire_add_int(&o, "universe", mr.size);
 	pmi_wire_add_int(&o, "label", mr.label);
 	pmi_wire_add_int(&o, "grace_ms", (long)(launch_kill_grace * 1000));
+	pmi_wire_add_int(&o, "keepalive_ms", (long)(launch_keepalive * 1000));
 	/* mpirun's stdin reaches only a proxy forked here */
 	pmi_wire_add_int(&o, "stdin_rank", p->local && p->ranks[0] == 0 ? 0 : -1);
 	launch_add_text(&o, "host", mr_identity(p));
@@ -908,11 +924,24 @@ static void mr_proxy_read(int idx)
 			michi_warn("mpirun: bad line from proxy on %s: %s", p->host, michi_err_msg());
 	}
 	if (st == MICHI_ERR_PEER || st == MICHI_ERR_IO) {
+		int err = st == MICHI_ERR_IO ? errno : 0;
+
 		close(p->ctl);
 		p->ctl = -1;
-		if (!p->done)
-			mr_fail(1, "lost the proxy on host %s (pid %d); job aborted",
-				p->host, (int)p->pid);
+		if (p->done)
+			return;
+		if (err == ETIMEDOUT)
+			mr_fail(1, "lost the proxy on host %s (pid %d): no answer within %g s "
+				"(host down or network cut? tunable MICHI_LAUNCH_KEEPALIVE); job aborted",
+				p->host, (int)p->pid, launch_keepalive);
+		else
+			mr_fail(1, "lost the proxy on host %s (pid %d): %s; job aborted",
+				p->host, (int)p->pid,
+				err ? strerror(err) : "connection closed (proxy killed?)");
+		/* what started it (ssh, the template) ends now; a proxy that
+		 * lives on ends its ranks when it finds us gone */
+		if (!p->reaped && p->pid > 0)
+			kill(p->pid, SIGTERM);
 	}
 }
 
@@ -972,57 +1001,123 @@ static int mr_finished(void)
 	return 1;
 }
 
-/* A remote proxy connects back: check its cookie, then send it the job. */
+static void mr_reject(struct mr_pending *c, const char *why)
+{
+	unsigned skipped;
+
+	if (launch_ratelimit_ok(&mr.reject_rl, &skipped)) {
+		if (skipped)
+			michi_warn("mpirun: rejected a connection from %s: %s (%u more rejected, "
+				   "not logged)", c->name, why, skipped);
+		else
+			michi_warn("mpirun: rejected a connection from %s: %s", c->name, why);
+	}
+	michi_err_clear();
+	pmi_wire_reader_destroy(&c->rd);
+	close(c->fd);
+	c->fd = -1;
+}
+
+/* Something connected to the connect-back port: it waits, nonblocking,
+ * for its hello (mr_hello_read), so that a silent or slow stranger never
+ * holds up the job. */
 static void mr_accept(void)
 {
-	struct pmi_wire_reader rd;
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	struct mr_pending *c = NULL, *old = NULL;
+	char ip[INET_ADDRSTRLEN] = "?";
+	int fd, i;
+
+	fd = accept4(mr.listen_fd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE) {
+			/* out of descriptors: shed the oldest waiting stranger,
+			 * else the listener stays readable and we spin */
+			for (i = 0; i < MR_PENDING_MAX; i++)
+				if (mr.pending[i].fd >= 0 && (!old || mr.pending[i].deadline < old->deadline))
+					old = &mr.pending[i];
+			if (old)
+				mr_reject(old, "out of file descriptors");
+		}
+		return;
+	}
+	for (i = 0; i < MR_PENDING_MAX && !c; i++) {
+		if (mr.pending[i].fd < 0)
+			c = &mr.pending[i];
+		else if (!old || mr.pending[i].deadline < old->deadline)
+			old = &mr.pending[i];
+	}
+	if (!c) {
+		mr_reject(old, "no hello yet, and newer connections are waiting");
+		c = old;
+	}
+	if (pmi_wire_reader_init(&c->rd, 512) < 0) {
+		michi_err_clear();
+		close(fd);
+		return;
+	}
+	c->fd = fd;
+	c->deadline = michi_wtime() + MR_HELLO_TIMEOUT;
+	if (sa.sin_family == AF_INET)
+		inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof(ip));
+	snprintf(c->name, sizeof(c->name), "%s:%u", ip, ntohs(sa.sin_port));
+}
+
+/* A waiting connection is readable: its first line must be the hello of
+ * one of our proxies, with the cookie; then it gets the job. */
+static void mr_hello_read(struct mr_pending *c)
+{
 	struct pmi_wire_msg m;
-	struct timeval tv = { .tv_sec = 5 };
 	const char *cookie, *colon;
 	struct mr_proxy *p;
-	int fd, idx = -1;
-	michi_status_t st;
+	michi_status_t st = pmi_wire_reader_fill(&c->rd, c->fd);
+	int idx, fl;
 
-	fd = accept4(mr.listen_fd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd < 0)
+	if (st == MICHI_ERR_PEER || st == MICHI_ERR_IO) {
+		mr_reject(c, "closed before its hello");
 		return;
-	/* the hello is one short line; a silent peer costs at most 5 s */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (pmi_wire_reader_init(&rd, 512) < 0)
-		goto err_close;
-	do {
-		st = pmi_wire_reader_fill(&rd, fd);
-		if (st < 0 || st == MICHI_INPROGRESS)
-			goto err_free;
-		st = pmi_wire_reader_next(&rd, &m);
-	} while (st == MICHI_INPROGRESS);
-	if (st < 0 || strcmp(pmi_wire_cmd(&m), "hello") != 0)
-		goto err_free;
+	}
+	st = pmi_wire_reader_next(&c->rd, &m);
+	if (st == MICHI_INPROGRESS)
+		return;
+	if (st < 0 || strcmp(pmi_wire_cmd(&m), "hello") != 0) {
+		mr_reject(c, "not a proxy's hello");
+		return;
+	}
 	cookie = pmi_wire_get(&m, "cookie");
 	colon = cookie ? strchr(cookie, ':') : NULL;
 	if (!colon || (size_t)(colon - cookie) != strlen(mr.cookie) ||
-	    memcmp(cookie, mr.cookie, strlen(mr.cookie)) != 0)
-		goto err_free;
+	    memcmp(cookie, mr.cookie, strlen(mr.cookie)) != 0) {
+		mr_reject(c, "wrong cookie");
+		return;
+	}
 	idx = atoi(colon + 1);
 	if (idx < 0 || idx >= mr.nproxies || mr.proxies[idx].local ||
-	    mr.proxies[idx].ctl >= 0)
-		goto err_free;
-	pmi_wire_reader_destroy(&rd);
-	tv.tv_sec = 0;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	    mr.proxies[idx].ctl >= 0 || mr.proxies[idx].connected) {
+		mr_reject(c, "the cookie's proxy is not expected (again)");
+		return;
+	}
+	pmi_wire_reader_destroy(&c->rd);
 	p = &mr.proxies[idx];
-	p->ctl = fd;
+	/* the job goes out with blocking writes, as to a local proxy */
+	fl = fcntl(c->fd, F_GETFL);
+	fcntl(c->fd, F_SETFL, fl & ~O_NONBLOCK);
+	launch_ctl_keepalive(c->fd, launch_keepalive);
+	p->ctl = c->fd;
 	p->connected = 1;
+	c->fd = -1;
 	if (mr_send_job(p) < 0)
 		mr_fail(1, "cannot send the job to the proxy on host %s", p->host);
-	return;
+}
 
-err_free:
-	pmi_wire_reader_destroy(&rd);
-err_close:
-	michi_warn("mpirun: rejected a connection that is not one of this job's proxies");
-	michi_err_clear();
-	close(fd);
+static void mr_pending_timers(double now)
+{
+	int i;
+
+	for (i = 0; i < MR_PENDING_MAX; i++)
+		if (mr.pending[i].fd >= 0 && now >= mr.pending[i].deadline)
+			mr_reject(&mr.pending[i], "no hello within 5 s");
 }
 
 static int mr_all_connected(void)
@@ -1037,7 +1132,7 @@ static int mr_all_connected(void)
 
 static int mr_loop(void)
 {
-	struct pollfd *pfd = calloc((size_t)mr.nproxies + 2, sizeof(*pfd));
+	struct pollfd *pfd = calloc((size_t)mr.nproxies + 2 + MR_PENDING_MAX, sizeof(*pfd));
 	double start = michi_wtime();
 	int i;
 
@@ -1075,7 +1170,16 @@ static int mr_loop(void)
 		}
 		pfd[1 + mr.nproxies].fd = mr.aborting ? -1 : mr.listen_fd;
 		pfd[1 + mr.nproxies].events = POLLIN;
-		n = poll(pfd, (nfds_t)(2 + mr.nproxies), (int)(wait * 1000) + 1);
+		mr_pending_timers(now);
+		for (i = 0; i < MR_PENDING_MAX; i++) {
+			pfd[2 + mr.nproxies + i].fd = mr.pending[i].fd;
+			pfd[2 + mr.nproxies + i].events = POLLIN;
+			if (mr.pending[i].fd >= 0 && mr.pending[i].deadline - now < wait)
+				wait = mr.pending[i].deadline - now;
+		}
+		if (wait < 0)
+			wait = 0;
+		n = poll(pfd, (nfds_t)(2 + mr.nproxies + MR_PENDING_MAX), (int)(wait * 1000) + 1);
 		if (n < 0 && errno != EINTR) {
 			fprintf(stderr, "mpirun: poll failed: %m\n");
 			return 1;
@@ -1085,6 +1189,10 @@ static int mr_loop(void)
 		for (i = 0; i < mr.nproxies; i++)
 			if (pfd[1 + i].revents && mr.proxies[i].ctl >= 0)
 				mr_proxy_read(i);
+		for (i = 0; i < MR_PENDING_MAX; i++)
+			if (pfd[2 + mr.nproxies + i].revents && mr.pending[i].fd >= 0 &&
+			    mr.pending[i].fd == pfd[2 + mr.nproxies + i].fd)
+				mr_hello_read(&mr.pending[i]);
 		if (pfd[1 + mr.nproxies].revents)
 			mr_accept();
 		if (pfd[0].revents)
@@ -1351,7 +1459,13 @@ static int mr_launcher_setup(void)
 	return 0;
 }
 
-/* Remote proxies connect back here; only needed when there are any. */
+/*
+ * Remote proxies connect back here; only needed when there are any. The
+ * port listens on the address it is advertised at, the one the proxies
+ * reach (MICHI_LAUNCH_ADDRESS, else the network MICHI_TCP_IF selects),
+ * not on every interface; only an address that is not this host's own
+ * (NAT, a name) makes it fall back to all of them.
+ */
 static int mr_listen(void)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
@@ -1364,13 +1478,6 @@ static int mr_listen(void)
 		remote += !mr.proxies[i].local;
 	if (!remote)
 		return 0;
-	mr.listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (mr.listen_fd < 0 || bind(mr.listen_fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
-	    listen(mr.listen_fd, 128) < 0 ||
-	    getsockname(mr.listen_fd, (struct sockaddr *)&sin, &sl) < 0) {
-		fprintf(stderr, "mpirun: cannot listen for remote proxies: %m\n");
-		return -1;
-	}
 	if (launch_address && *launch_address) {
 		snprintf(addr, sizeof(addr), "%s", launch_address);
 	} else if (michi_netif_list(&ia, 1, NULL, 0) == 1) {
@@ -1391,8 +1498,25 @@ static int mr_listen(void)
 			freeaddrinfo(res);
 		}
 	}
+	mr.listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (mr.listen_fd < 0)
+		goto err;
+	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1 ||
+	    bind(mr.listen_fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+		michi_debug("mpirun: %s is not an address of this host: listening on all", addr);
+		sin.sin_addr.s_addr = htonl(INADDR_ANY);
+		if (bind(mr.listen_fd, (struct sockaddr *)&sin, sizeof(sin)) < 0)
+			goto err;
+	}
+	if (listen(mr.listen_fd, 128) < 0 ||
+	    getsockname(mr.listen_fd, (struct sockaddr *)&sin, &sl) < 0)
+		goto err;
 	snprintf(mr.address, sizeof(mr.address), "%s:%d", addr, ntohs(sin.sin_port));
+	michi_debug("mpirun: remote proxies connect back to %s", mr.address);
 	return 0;
+err:
+	fprintf(stderr, "mpirun: cannot listen for remote proxies: %m\n");
+	return -1;
 }
 
 static int mr_setup(void)
@@ -1403,6 +1527,8 @@ static int mr_setup(void)
 
 	if (mr.timeout == 0 && t && *t && mr_parse_timeout(t) < 0)
 		return -1;
+	for (i = 0; i < MR_PENDING_MAX; i++)
+		mr.pending[i].fd = -1;
 	for (i = 0; i < mr.napps; i++) {
 		if (mr.size > INT_MAX - mr.apps[i].n)
 			return mr_bad("%s", "too many ranks");

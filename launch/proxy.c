@@ -721,6 +721,12 @@ static michi_status_t proxy_ctl_line(const struct pmi_wire_msg *m, int *started)
 		k = pmi_wire_get(m, "grace_ms");
 		if (k && atoi(k) >= 0)
 			proxy_kill_grace = atoi(k) / 1000.0;
+		/* mpirun's value wins: over ssh our environment is not its */
+		k = pmi_wire_get(m, "keepalive_ms");
+		if (k && atoi(k) >= 0) {
+			launch_keepalive = atoi(k) / 1000.0;
+			launch_ctl_keepalive(px.ctl, launch_keepalive);
+		}
 	} else if (strcmp(cmd, "kv") == 0) {
 		const char *k = pmi_wire_get(m, "key"), *v = pmi_wire_get(m, "value");
 
@@ -986,8 +992,16 @@ static michi_status_t proxy_loop(struct pmi_wire_reader *ctl_rd)
 				continue;   /* revents below belong to the old set */
 			}
 			if (st == MICHI_ERR_PEER || st == MICHI_ERR_IO) {
+				int err = st == MICHI_ERR_IO ? errno : 0;
+
 				close(px.ctl);
 				px.ctl = -1;
+				michi_err_clear();
+				if (!px.killing && !px.done_sent)
+					michi_error("proxy on host %s: lost mpirun (%s); killing its %d ranks",
+						    px.host ? px.host : michi_hostname(),
+						    err == ETIMEDOUT ? "no answer within the keepalive time" :
+						    err ? strerror(err) : "connection closed", px.nranks);
 				if (!started)
 					return MICHI_ERR_PEER;
 				proxy_begin_kill();
@@ -1091,6 +1105,7 @@ static int proxy_connect(const char *addr)
 		michi_error("cannot connect to mpirun at %s: %m", addr);
 		return -1;
 	}
+	launch_ctl_keepalive(fd, launch_keepalive);
 	pmi_wire_begin(&o, line, sizeof(line), "hello");
 	pmi_wire_add(&o, "cookie", cookie);
 	pmi_wire_add(&o, "host", michi_hostname());

@@ -24,6 +24,8 @@
 
 #include <netinet/in.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/uio.h>
 
 #include "device.h"
@@ -59,6 +61,43 @@ enum tcp_reply_status {
 	TCP_REPLY_BADRANK = 3,
 	TCP_REPLY_GONE = 4,       /* acceptor is finalizing or failed us */
 };
+
+/*
+ * Judge the first len bytes a stranger sent on an accepted socket (untrusted,
+ * any length): -1 while they are a prefix of a hello that may still be
+ * valid; TCP_REPLY_OK with *h filled when they hold a hello of this job
+ * (key) from a rank other than self of size; else the status to reject
+ * with (TCP_REPLY_BADKEY or TCP_REPLY_BADRANK) and a reason in why. Pure:
+ * the fuzz harness (test/fuzz/) calls it on raw bytes.
+ */
+static inline int tcp_hello_check(const void *buf, size_t len, const uint8_t key[16],
+				  int self, int size, struct tcp_hello *h, char *why, size_t wl)
+{
+	struct tcp_hello in;
+
+	if (memcmp(buf, TCP_HELLO_MAGIC, len < sizeof(in.magic) ? len : sizeof(in.magic)) != 0) {
+		snprintf(why, wl, "not a michi handshake (bad magic)");
+		return TCP_REPLY_BADKEY;
+	}
+	if (len < sizeof(in))
+		return -1;
+	memcpy(&in, buf, sizeof(in));
+	if (in.version != TCP_VERSION || in.bom != TCP_BOM) {
+		snprintf(why, wl, "version %u or byte order %#x differs from ours (%u, %#x)",
+			 in.version, in.bom, TCP_VERSION, TCP_BOM);
+		return TCP_REPLY_BADKEY;
+	}
+	if (memcmp(in.key, key, sizeof(in.key)) != 0) {
+		snprintf(why, wl, "job key differs (a process of another job?)");
+		return TCP_REPLY_BADKEY;
+	}
+	if (in.rank < 0 || in.rank >= size || in.rank == self) {
+		snprintf(why, wl, "claims rank %d in a world of %d", in.rank, size);
+		return TCP_REPLY_BADRANK;
+	}
+	*h = in;
+	return TCP_REPLY_OK;
+}
 
 /* Acceptor's answer. */
 struct tcp_reply {

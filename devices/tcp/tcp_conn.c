@@ -42,6 +42,40 @@ MICHI_TUNABLE(tcp_sockbuf, "tcp_sockbuf", MICHI_T_SIZE, "0", MICHI_LEVEL_TUNER,
 	      "SO_SNDBUF/SO_RCVBUF of tcp sockets (bytes); 0 keeps Linux autotuning, "
 	      "which grows up to net.ipv4.tcp_wmem/tcp_rmem");
 
+/* ---- strangers -------------------------------------------------------- */
+
+/*
+ * Anyone can connect to a rank's port, as often as they like: the drop of
+ * each such connection is logged, but at most 5 a second, then one line
+ * with the count of those left out, so that a flood does not flood the
+ * job's stderr.
+ */
+static struct {
+	double since;
+	unsigned n, quiet;
+} tcp_stranger_rl;
+
+static void tcp_stranger_warn(const char *from, const char *what)
+{
+	double now = michi_wtime();
+
+	if (now - tcp_stranger_rl.since >= 1.0) {
+		tcp_stranger_rl.since = now;
+		tcp_stranger_rl.n = 0;
+	}
+	if (tcp_stranger_rl.n >= 5) {
+		tcp_stranger_rl.quiet++;
+		return;
+	}
+	tcp_stranger_rl.n++;
+	if (tcp_stranger_rl.quiet)
+		michi_warn("tcp: rank %d: connection from %s dropped: %s (%u more dropped, not logged)",
+			   tcp.rank, from, what, tcp_stranger_rl.quiet);
+	else
+		michi_warn("tcp: rank %d: connection from %s dropped: %s", tcp.rank, from, what);
+	tcp_stranger_rl.quiet = 0;
+}
+
 /* ---- sockets and the connection list ---------------------------------- */
 
 static void tcp_conn_timed_add(struct tcp_conn *c, double timeout)
@@ -540,7 +574,7 @@ static void tcp_conn_reply(struct tcp_conn *c, int status)
 static void tcp_conn_reject(struct tcp_conn *c, int status, const char *why)
 {
 	if (status == TCP_REPLY_BADKEY || status == TCP_REPLY_BADRANK)
-		michi_warn("tcp: rejecting connection from %s: %s", c->name, why);
+		tcp_stranger_warn(c->name, why);
 	else if (status == TCP_REPLY_GONE)
 		michi_debug("tcp: rejecting rank %d from %s: %s", c->peer, c->name, why);
 	else
@@ -551,38 +585,21 @@ static void tcp_conn_reject(struct tcp_conn *c, int status, const char *why)
 	tcp_conn_close(c);
 }
 
-static void tcp_conn_hello_in(struct tcp_conn *c)
+/* A valid hello h (tcp_hello_check) came in on c. */
+static void tcp_conn_hello_in(struct tcp_conn *c, const struct tcp_hello *h)
 {
-	struct tcp_hello h;
 	struct tcp_peer *p;
-	char why[96];
 
-	memcpy(&h, c->rbuf, sizeof(h));
-	c->rpos = sizeof(h);
-	if (h.version != TCP_VERSION || h.bom != TCP_BOM) {
-		snprintf(why, sizeof(why), "version %u or byte order %#x differs from ours (%u, %#x)",
-			 h.version, h.bom, TCP_VERSION, TCP_BOM);
-		tcp_conn_reject(c, TCP_REPLY_BADKEY, why);
-		return;
-	}
-	if (memcmp(h.key, tcp.job->key, sizeof(h.key)) != 0) {
-		tcp_conn_reject(c, TCP_REPLY_BADKEY, "job key differs (a process of another job?)");
-		return;
-	}
-	if (h.rank < 0 || h.rank >= tcp.size || h.rank == tcp.rank) {
-		snprintf(why, sizeof(why), "claims rank %d in a world of %d", h.rank, tcp.size);
-		tcp_conn_reject(c, TCP_REPLY_BADRANK, why);
-		return;
-	}
-	p = tcp_peer_of(h.rank);
-	c->peer = h.rank;
+	c->rpos = sizeof(*h);
+	p = tcp_peer_of(h->rank);
+	c->peer = h->rank;
 	if (p->state == TCP_PEER_FAILED || p->state == TCP_PEER_DONE ||
 	    tcp.finalizing == TCP_FIN_CLOSE) {
 		tcp_conn_reject(c, TCP_REPLY_GONE, "rank is failed or finalized");
 		return;
 	}
-	if (h.lane) {
-		tcp_lane_in(c, p, h.rank);
+	if (h->lane) {
+		tcp_lane_in(c, p, h->rank);
 		return;
 	}
 	if (p->conn) {
@@ -591,11 +608,11 @@ static void tcp_conn_hello_in(struct tcp_conn *c)
 	}
 	if (p->out) {
 		/* simultaneous connect: the lower rank's connection wins */
-		if (h.rank > tcp.rank) {
+		if (h->rank > tcp.rank) {
 			tcp_conn_reject(c, TCP_REPLY_DUPLICATE, "duplicate");
 			return;
 		}
-		michi_debug("tcp: simultaneous connect with rank %d: its connection wins", h.rank);
+		michi_debug("tcp: simultaneous connect with rank %d: its connection wins", h->rank);
 		p->out->abandoned = 1;
 		p->out = NULL;
 	}
@@ -657,6 +674,8 @@ static void tcp_conn_reply_in(struct tcp_conn *c)
 static void tcp_conn_hs_read(struct tcp_conn *c)
 {
 	size_t need = c->outgoing ? sizeof(struct tcp_reply) : sizeof(struct tcp_hello);
+	struct tcp_hello h;
+	char why[96];
 	/* a lane's tails may follow its reply at once: leave them in the socket */
 	ssize_t n = read(c->fd, c->rbuf + c->rlen, c->lane ? need - c->rlen : tcp_rbuf_size - c->rlen);
 
@@ -669,28 +688,29 @@ static void tcp_conn_hs_read(struct tcp_conn *c)
 			tcp_conn_out_failed(c, err);
 			return;
 		}
-		michi_warn("tcp: connection from %s closed before its handshake (%zu bytes sent)",
-			   c->name, c->rlen);
+		snprintf(why, sizeof(why), "closed before its handshake (%zu bytes sent)", c->rlen);
+		tcp_stranger_warn(c->name, why);
 		tcp_conn_close(c);
 		return;
 	}
 	c->rlen += (size_t)n;
-	if (memcmp(c->rbuf, TCP_HELLO_MAGIC, c->rlen < 6 ? c->rlen : 6) != 0) {
-		if (c->outgoing) {
-			michi_warn("tcp: %s answered with something that is not a michi handshake",
-				   c->name);
-			tcp_conn_out_failed(c, EPROTO);
-		} else {
-			tcp_conn_reject(c, TCP_REPLY_BADKEY, "not a michi handshake (bad magic)");
-		}
+	if (!c->outgoing) {
+		int v = tcp_hello_check(c->rbuf, c->rlen, tcp.job->key, tcp.rank, tcp.size, &h,
+					why, sizeof(why));
+
+		if (v == TCP_REPLY_OK)
+			tcp_conn_hello_in(c, &h);
+		else if (v >= 0)
+			tcp_conn_reject(c, v, why);
 		return;
 	}
-	if (c->rlen < need)
+	if (memcmp(c->rbuf, TCP_HELLO_MAGIC, c->rlen < 6 ? c->rlen : 6) != 0) {
+		michi_warn("tcp: %s answered with something that is not a michi handshake", c->name);
+		tcp_conn_out_failed(c, EPROTO);
 		return;
-	if (c->outgoing)
+	}
+	if (c->rlen >= need)
 		tcp_conn_reply_in(c);
-	else
-		tcp_conn_hello_in(c);
 }
 
 /* ---- events, timers, failure ------------------------------------------ */
@@ -742,8 +762,10 @@ void tcp_conn_timers(void)
 		if (c->outgoing) {
 			tcp_conn_out_failed(c, ETIMEDOUT);
 		} else {
-			michi_warn("tcp: closing connection from %s: no handshake within %g s",
-				   c->name, tcp_handshake_timeout);
+			char why[64];
+
+			snprintf(why, sizeof(why), "no handshake within %g s", tcp_handshake_timeout);
+			tcp_stranger_warn(c->name, why);
 			tcp_conn_close(c);
 		}
 	}
