@@ -43,6 +43,10 @@ void launch_add_text(struct pmi_wire_out *o, const char *key, const char *text)
 	free(esc);
 }
 
+const char *const launch_bind_names[] = {
+	"none", "hwthread", "core", "l3cache", "socket", "numa", NULL
+};
+
 const char *launch_signame(int sig)
 {
 	const char *s = strsignal(sig);

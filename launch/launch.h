@@ -21,6 +21,12 @@
 #define LAUNCH_CTL_LINE_MAX (256 * 1024)   /* an escaped argument or env value */
 #define LAUNCH_VERSION "0.1.0"
 
+/*
+ * The levels a rank can be bound to (--bind-to), as mpirun sends them in
+ * the job line; NULL-terminated, "none" first.
+ */
+extern const char *const launch_bind_names[];
+
 /* Finish o and write it to the control stream; blocking, small lines. */
 michi_status_t launch_ctl_send(int fd, struct pmi_wire_out *o);
 /* Add a free-text value, percent-encoded (malloc'd scratch, freed here). */

@@ -64,6 +64,17 @@ MICHI_TUNABLE(launch_kill_grace, "kill_grace", MICHI_T_DOUBLE, "0.5",
 	      MICHI_LEVEL_USER,
 	      "seconds between SIGTERM and SIGKILL when mpirun ends a job");
 
+static const char *launch_bind_to = "none";
+MICHI_TUNABLE(launch_bind_to, "bind_to", MICHI_T_STRING, "none",
+	      MICHI_LEVEL_USER,
+	      "what each rank is bound to, as --bind-to: none, hwthread, core, l3cache, "
+	      "socket or numa (needs hwloc)");
+
+static int launch_report_bindings;
+MICHI_TUNABLE(launch_report_bindings, "report_bindings", MICHI_T_BOOL, "0",
+	      MICHI_LEVEL_USER,
+	      "print each rank's binding to stderr at start (as --report-bindings)");
+
 static double launch_connect_timeout = 30.0;
 MICHI_TUNABLE(launch_connect_timeout, "launch_connect_timeout", MICHI_T_DOUBLE, "30",
 	      MICHI_LEVEL_USER,
@@ -185,6 +196,10 @@ static void mr_usage(FILE *f)
 		"                       replaced, appended when absent (--launch-template;\n"
 		"                       default 'ssh -x {host}'; MICHI_LAUNCH_TEMPLATE)\n"
 		"  --launch-address A   address other hosts reach mpirun at (MICHI_LAUNCH_ADDRESS)\n"
+		"  --bind-to X          bind each rank to one X of its host, round robin in\n"
+		"                       local rank order: none (default), hwthread, core,\n"
+		"                       l3cache, socket, numa (needs hwloc; MICHI_BIND_TO)\n"
+		"  --report-bindings    print each rank's binding to stderr (MICHI_REPORT_BINDINGS)\n"
 		"  --oversubscribe, --allow-run-as-root: accepted, always in effect\n"
 		"  -genvall             accepted: a forked proxy passes the whole environment;\n"
 		"                       a remote one only -genv and -x variables\n"
@@ -269,6 +284,43 @@ static int mr_parse_map(const char *s)
 		mr.map_node = 1;
 	else
 		return -1;
+	return 0;
+}
+
+/* The --bind-to values, as the proxy expects them (launch_bind_names). */
+static int mr_parse_bind(const char *s)
+{
+	int i;
+
+	for (i = 0; launch_bind_names[i]; i++)
+		if (!strcasecmp(s, launch_bind_names[i]))
+			break;
+	if (!launch_bind_names[i]) {
+		/* Open MPI's and hwloc's spellings of the same levels */
+		if (!strcasecmp(s, "pu") || !strcasecmp(s, "hwthreads"))
+			s = "hwthread";
+		else if (!strcasecmp(s, "package") || !strcasecmp(s, "sockets"))
+			s = "socket";
+		else if (!strcasecmp(s, "numanode") || !strcasecmp(s, "numa-node"))
+			s = "numa";
+		else if (!strcasecmp(s, "cores"))
+			s = "core";
+		else if (!strcasecmp(s, "l3"))
+			s = "l3cache";
+		else
+			return mr_bad("--bind-to (or MICHI_BIND_TO) '%s': expected none, hwthread, "
+				      "core, l3cache, socket or numa", s);
+	}
+#ifndef HAVE_HWLOC
+	if (strcasecmp(s, "none")) {
+		fprintf(stderr, "mpirun: --bind-to %s needs hwloc, and this Michi was built "
+			"without it (configure --with-hwloc); use --bind-to none\n", s);
+		return -1;
+	}
+#endif
+	for (i = 0; launch_bind_names[i]; i++)
+		if (!strcasecmp(s, launch_bind_names[i]))
+			launch_bind_to = launch_bind_names[i];
 	return 0;
 }
 
@@ -359,6 +411,13 @@ static int mr_parse(int argc, char **argv)
 				if (!has1)
 					return mr_bad("%s needs an address", argv[i]);
 				launch_address = argv[++i];
+			} else if (!strcmp(o, "-bind-to") || !strcmp(o, "-binding")) {
+				if (!has1)
+					return mr_bad("%s needs none, hwthread, core, l3cache, socket or numa",
+						      argv[i]);
+				launch_bind_to = argv[++i];   /* checked below */
+			} else if (!strcmp(o, "-report-bindings")) {
+				launch_report_bindings = 1;
 			} else if (!strcmp(o, "-genvall") || !strcmp(o, "-oversubscribe") ||
 				   !strcmp(o, "-allow-run-as-root")) {
 				/* what these ask for is the default here: the
@@ -389,6 +448,9 @@ static int mr_parse(int argc, char **argv)
 		mr_usage(stderr);
 		return -1;
 	}
+	/* --bind-to, else MICHI_BIND_TO */
+	if (mr_parse_bind(launch_bind_to) < 0)
+		return -1;
 	return 0;
 }
 
@@ -699,6 +761,8 @@ static int mr_send_job(struct mr_proxy *p)
 	/* mpirun's stdin reaches only a proxy forked here */
 	pmi_wire_add_int(&o, "stdin_rank", p->local && p->ranks[0] == 0 ? 0 : -1);
 	launch_add_text(&o, "host", mr_identity(p));
+	pmi_wire_add(&o, "bind", launch_bind_to);
+	pmi_wire_add_int(&o, "report_bindings", launch_report_bindings);
 	if (mr_send(p, &o) < 0)
 		return -1;
 	pmi_wire_begin(&o, line, sizeof(line), "kv");

@@ -23,6 +23,7 @@
 #include <limits.h>
 #include <netdb.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,9 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef HAVE_HWLOC
+#include <hwloc.h>
+#endif
 
 #define PROXY_PARTIAL_MAX 4096          /* longest line kept whole */
 #define PROXY_SINK_MAX    (1 << 20)     /* bytes queued per output stream */
@@ -54,6 +58,7 @@ struct proxy_rank {
 	struct pmi_wire_reader rd;
 	struct proxy_stream io[2];    /* stdout, stderr */
 	int in_fence, initialized, finalized, reaped;
+	int bind_obj;                 /* logical index of its object; -1: not bound */
 };
 
 struct proxy_sink {
@@ -96,6 +101,14 @@ static struct {
 	int killing;
 	double kill_at;
 	int done_sent;
+	/* --bind-to: a launch_bind_names entry, and the objects of that level */
+	const char *bind;
+	int report_bindings;
+#ifdef HAVE_HWLOC
+	hwloc_topology_t topo;
+	hwloc_obj_type_t bind_type;
+	int nobjs;
+#endif
 } px = { .ctl = -1, .in_fd = -1, .in_pipe = -1, .stdin_rank = -1 };
 
 /* ---- key-value space -------------------------------------------------- */
@@ -533,6 +546,134 @@ static void proxy_pmi_read(struct proxy_rank *r)
 	}
 }
 
+/* ---- binding ---------------------------------------------------------- */
+
+/*
+ * --bind-to: rank k of this host (local rank order) is bound to object
+ * k mod n of the level, n the objects of that level hwloc sees in what
+ * the proxy may use, by logical index; with more ranks than objects,
+ * several share one, and the proxy says so once. The child binds itself
+ * between fork and exec, so the rank's first instruction runs there.
+ */
+static michi_status_t proxy_bind_setup(void)
+{
+#ifdef HAVE_HWLOC
+	static const struct {
+		const char *name;
+		hwloc_obj_type_t type;
+	} lv[] = {
+		{ "hwthread", HWLOC_OBJ_PU }, { "core", HWLOC_OBJ_CORE },
+		{ "l3cache", HWLOC_OBJ_L3CACHE }, { "socket", HWLOC_OBJ_PACKAGE },
+		{ "numa", HWLOC_OBJ_NUMANODE },
+	};
+	size_t i;
+#endif
+	const char *host = px.host && *px.host ? px.host : michi_hostname();
+
+	if (!px.bind || !strcmp(px.bind, "none"))
+		return MICHI_OK;
+#ifdef HAVE_HWLOC
+	for (i = 0; i < sizeof(lv) / sizeof(lv[0]) && strcmp(lv[i].name, px.bind); i++)
+		;
+	if (i == sizeof(lv) / sizeof(lv[0]))
+		return michi_err(MICHI_ERR_INVAL, "proxy: unknown --bind-to level '%s'", px.bind);
+	px.bind_type = lv[i].type;
+	if (hwloc_topology_init(&px.topo) != 0 || hwloc_topology_load(px.topo) != 0)
+		return michi_err(MICHI_ERR_IO, "proxy: hwloc cannot read the topology of host "
+				 "%s for --bind-to %s: %m", host, px.bind);
+	px.nobjs = hwloc_get_nbobjs_by_type(px.topo, px.bind_type);
+	if (px.nobjs <= 0)
+		return michi_err(MICHI_ERR_INVAL, "proxy: host %s has no %s that hwloc can see; "
+				 "choose another --bind-to level", host, px.bind);
+	/* sharing a socket or a cache is what those levels are for */
+	if (px.nranks > px.nobjs && (px.bind_type == HWLOC_OBJ_PU || px.bind_type == HWLOC_OBJ_CORE))
+		michi_warn("%d ranks on host %s and %d %s%s: ranks are bound round robin, "
+			   "several to each", px.nranks, host, px.nobjs, px.bind,
+			   px.nobjs == 1 ? "" : "s");
+	return MICHI_OK;
+#else
+	return michi_err(MICHI_ERR_INVAL, "proxy: --bind-to %s needs hwloc, and this "
+			 "michi-proxy (on host %s) was built without it", px.bind, host);
+#endif
+}
+
+/* In the child, before exec: bind as proxy_bind_setup decided. */
+static void proxy_bind_child(const struct proxy_rank *r)
+{
+#ifdef HAVE_HWLOC
+	hwloc_obj_t obj;
+
+	if (r->bind_obj < 0)
+		return;
+	obj = hwloc_get_obj_by_type(px.topo, px.bind_type, (unsigned)r->bind_obj);
+	if (!obj || hwloc_set_cpubind(px.topo, obj->cpuset, HWLOC_CPUBIND_PROCESS) != 0) {
+		fprintf(stderr, "mpirun: cannot bind rank %d to %s %d on %s: %m\n",
+			r->rank, px.bind, r->bind_obj,
+			px.host && *px.host ? px.host : michi_hostname());
+		_exit(127);
+	}
+#else
+	(void)r;
+#endif
+}
+
+/* "0-3,8": the cpus a rank may run on */
+static void proxy_cpu_list(const struct proxy_rank *r, char *buf, size_t len)
+{
+	cpu_set_t set;
+	size_t n = 0;
+	int c, first = -1;
+
+	buf[0] = '\0';
+#ifdef HAVE_HWLOC
+	if (r->bind_obj >= 0) {
+		hwloc_obj_t obj = hwloc_get_obj_by_type(px.topo, px.bind_type,
+							 (unsigned)r->bind_obj);
+
+		if (obj)
+			hwloc_bitmap_list_snprintf(buf, len, obj->cpuset);
+		return;
+	}
+#endif
+	(void)r;
+	/* not bound: it inherited ours */
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return;
+	for (c = 0; c <= CPU_SETSIZE && n < len; c++) {
+		int in = c < CPU_SETSIZE && CPU_ISSET(c, &set);
+
+		if (in && first < 0)
+			first = c;
+		if (!in && first >= 0) {
+			n += (size_t)snprintf(buf + n, len - n, "%s%d", n ? "," : "", first);
+			if (c - 1 > first && n < len)
+				n += (size_t)snprintf(buf + n, len - n, "-%d", c - 1);
+			first = -1;
+		}
+	}
+}
+
+/* --report-bindings: one line per rank on the job's stderr */
+static void proxy_report_binding(const struct proxy_rank *r)
+{
+	char cpus[256], line[512];
+	const char *host = px.host && *px.host ? px.host : michi_hostname();
+	int n;
+
+	if (!px.report_bindings)
+		return;
+	proxy_cpu_list(r, cpus, sizeof(cpus));
+	if (r->bind_obj >= 0)
+		n = snprintf(line, sizeof(line), "[%s] rank %d bound to %s %d (cpus %s)\n",
+			     host, r->rank, px.bind, r->bind_obj, cpus);
+	else
+		n = snprintf(line, sizeof(line), "[%s] rank %d not bound (cpus %s)\n",
+			     host, r->rank, cpus);
+	if (n > 0)
+		proxy_sink_append(&px.sink[1], line, (size_t)n < sizeof(line) ? (size_t)n :
+				  sizeof(line) - 1);
+}
+
 /* ---- starting ranks --------------------------------------------------- */
 
 static void proxy_child(struct proxy_rank *r, const struct proxy_app *a,
@@ -573,6 +714,7 @@ static void proxy_child(struct proxy_rank *r, const struct proxy_app *a,
 	unsetenv("PMI_ID");
 	for (i = 0; i < a->nenv; i++)
 		setenv(a->env[2 * i], a->env[2 * i + 1], 1);
+	proxy_bind_child(r);
 	execvp(a->argv[0], a->argv);
 	fprintf(stderr, "mpirun: cannot run '%s' (rank %d on %s): %m\n",
 		a->argv[0], r->rank, px.host && *px.host ? px.host : michi_hostname());
@@ -628,6 +770,7 @@ static michi_status_t proxy_start(void)
 {
 	char line[128];
 	struct pmi_wire_out o;
+	michi_status_t st0;
 	int i, j, k = 0;
 
 	for (i = 0; i < px.napps; i++)
@@ -635,6 +778,8 @@ static michi_status_t proxy_start(void)
 	px.ranks = calloc((size_t)px.nranks + 1, sizeof(*px.ranks));
 	if (!px.ranks)
 		return michi_err(MICHI_ERR_NOMEM, "proxy: no memory for %d ranks", px.nranks);
+	if ((st0 = proxy_bind_setup()) < 0)
+		return st0;
 	for (i = 0; i < px.napps; i++) {
 		for (j = 0; j < px.apps[i].n; j++, k++) {
 			struct proxy_rank *r = &px.ranks[k];
@@ -644,9 +789,15 @@ static michi_status_t proxy_start(void)
 			r->local_rank = k;
 			r->appnum = px.apps[i].appnum;
 			r->pmi_fd = r->io[0].fd = r->io[1].fd = -1;
+			r->bind_obj = -1;
+#ifdef HAVE_HWLOC
+			if (px.nobjs > 0)
+				r->bind_obj = k % px.nobjs;
+#endif
 			st = proxy_spawn(r, &px.apps[i]);
 			if (st < 0)
 				return st;
+			proxy_report_binding(r);
 			pmi_wire_begin(&o, line, sizeof(line), "started");
 			pmi_wire_add_int(&o, "rank", r->rank);
 			pmi_wire_add_int(&o, "pid", r->pid);
@@ -716,6 +867,21 @@ static michi_status_t proxy_ctl_line(const struct pmi_wire_msg *m, int *started)
 		    pmi_wire_get_int(m, "stdin_rank", &px.stdin_rank) < 0)
 			return michi_err(MICHI_ERR_INVAL, "proxy: bad job line from mpirun");
 		strcpy(px.kvsname, k);
+		/* an older mpirun sends no bind: none */
+		px.bind = launch_bind_names[0];
+		k = pmi_wire_get(m, "bind");
+		if (k) {
+			int b;
+
+			for (b = 0; launch_bind_names[b] && strcmp(k, launch_bind_names[b]); b++)
+				;
+			if (!launch_bind_names[b])
+				return michi_err(MICHI_ERR_INVAL, "proxy: mpirun asks for --bind-to %s, "
+						 "which this michi-proxy does not know", k);
+			px.bind = launch_bind_names[b];
+		}
+		k = pmi_wire_get(m, "report_bindings");
+		px.report_bindings = k && atoi(k) > 0;
 		free(px.host);
 		px.host = pmi_wire_get(m, "host") ? proxy_text(m, "host") : NULL;
 		k = pmi_wire_get(m, "grace_ms");

@@ -23,6 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#ifdef HAVE_HWLOC
+#include <hwloc.h>
+#endif
 
 #define CTX_IDS 4096                    /* context ids: 2048 communicators */
 #define CTX_WORDS (CTX_IDS / 2 / 32)
@@ -734,23 +737,98 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 }
 
 /*
- * The hardware levels MPI_Comm_split_type knows (MPI-4.0 7.4.2): a host's
- * shared memory, named "mpi_shared_memory" (or "machine"). Michi sees no
- * finer level (sockets, caches), so MPI_COMM_TYPE_HW_GUIDED with any
- * other mpi_hw_resource_type, or none, gives MPI_COMM_NULL, and
- * MPI_COMM_TYPE_HW_UNGUIDED splits by host when the communicator spans
- * several (naming the level in the info) and gives MPI_COMM_NULL when it
- * does not, as the standard allows.
+ * The hardware levels MPI_COMM_TYPE_HW_GUIDED knows (MPI-4.0 7.4.2):
+ * "mpi_shared_memory" (or hwloc's "Machine"), a host's shared memory; and,
+ * with hwloc, every hwloc object type that has cpus, by hwloc's names,
+ * case-insensitive: "NUMANode", "Package" (or "Socket"), "Die",
+ * "L3Cache", "L2Cache", "L1Cache", "Core", "PU" (or "HWThread"). Ranks
+ * whose binding (the cpus the kernel lets the process run on, as the
+ * launcher's --bind-to set them) lies within one object of that type
+ * share a communicator, one per object and host; a rank whose binding
+ * spans several objects, a level this host does not have, an unknown
+ * level, or no info key give MPI_COMM_NULL, as the standard says
+ * (MPICH 4 does the same). MPI_COMM_TYPE_HW_UNGUIDED splits by host when
+ * the communicator spans several (naming the level in the info) and gives
+ * MPI_COMM_NULL when it does not, as the standard allows.
  */
-static int hw_guided_known(MPI_Info info)
+enum {
+	HW_LEVEL_UNKNOWN,       /* no level, or one Michi does not know */
+	HW_LEVEL_HOST,          /* the host's shared memory */
+	HW_LEVEL_OBJECT,        /* objects within a host */
+};
+
+#ifdef HAVE_HWLOC
+/* The logical index of the one object of type t that holds all of this
+ * process's cpus, or MPI_UNDEFINED. */
+static int hw_object_of_binding(hwloc_obj_type_t t)
+{
+	hwloc_topology_t topo;
+	hwloc_bitmap_t set = NULL;
+	int i, n, idx = MPI_UNDEFINED;
+
+	if (hwloc_topology_init(&topo) != 0)
+		return MPI_UNDEFINED;
+	if (hwloc_topology_load(topo) != 0 || !(set = hwloc_bitmap_alloc()))
+		goto out;
+	if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) != 0 &&
+	    hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD) != 0)
+		goto out;
+	/* cpus the kernel has but hwloc leaves out (offline) bind nothing */
+	hwloc_bitmap_and(set, set, hwloc_topology_get_topology_cpuset(topo));
+	if (hwloc_bitmap_iszero(set))
+		goto out;
+	/* levels at several depths (Group) or none here: no single object */
+	n = hwloc_get_nbobjs_by_type(topo, t);
+	for (i = 0; i < n; i++) {
+		hwloc_obj_t o = hwloc_get_obj_by_type(topo, t, (unsigned)i);
+
+		if (o && o->cpuset && hwloc_bitmap_isincluded(set, o->cpuset)) {
+			idx = (int)o->logical_index;
+			break;
+		}
+	}
+out:
+	hwloc_bitmap_free(set);
+	hwloc_topology_destroy(topo);
+	return idx;
+}
+#endif
+
+/*
+ * The kind of level the info names (the same at every rank, as the
+ * standard requires the same value), and for HW_LEVEL_OBJECT in *obj the
+ * index of this process's object within its host, or MPI_UNDEFINED.
+ */
+static int hw_guided_level(MPI_Info info, int *obj)
 {
 	char v[MPI_MAX_INFO_VAL + 1];
 	int flag = 0;
 
 	if (info == MPI_INFO_NULL ||
 	    PMPI_Info_get(info, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, v, &flag) || !flag)
-		return 0;
-	return !strcasecmp(v, "mpi_shared_memory") || !strcasecmp(v, "machine");
+		return HW_LEVEL_UNKNOWN;
+	if (!strcasecmp(v, "mpi_shared_memory") || !strcasecmp(v, "machine"))
+		return HW_LEVEL_HOST;
+#ifdef HAVE_HWLOC
+	{
+		hwloc_obj_type_t t;
+
+		if (!strcasecmp(v, "hwthread"))
+			t = HWLOC_OBJ_PU;
+		else if (hwloc_type_sscanf(v, &t, NULL, 0) != 0)
+			return HW_LEVEL_UNKNOWN;
+		/* I/O and Misc objects have no cpus: not a level to split by */
+		if (!hwloc_obj_type_is_normal(t) && !hwloc_obj_type_is_memory(t))
+			return HW_LEVEL_UNKNOWN;
+		if (t == HWLOC_OBJ_MACHINE)
+			return HW_LEVEL_HOST;
+		*obj = hw_object_of_binding(t);
+		return HW_LEVEL_OBJECT;
+	}
+#else
+	(void)obj;
+	return HW_LEVEL_UNKNOWN;
+#endif
 }
 
 static int spans_hosts(const struct michi_comm *c)
@@ -763,11 +841,29 @@ static int spans_hosts(const struct michi_comm *c)
 	return 0;
 }
 
+/*
+ * Objects of several hosts: by host first, then by object within the
+ * host, so that no (host, object) pair has to fit one int color. Every
+ * rank of c takes part in both splits.
+ */
+static int hw_guided_split(const char *fname, struct michi_comm *c, int host, int obj,
+			   int key, MPI_Comm *newcomm)
+{
+	MPI_Comm byhost;
+	int err;
+
+	if ((err = michi_comm_split(fname, c, host, key, &byhost)))
+		return err;
+	err = michi_comm_split(fname, michi_comm_get(byhost), obj, key, newcomm);
+	PMPI_Comm_free(&byhost);
+	return err;
+}
+
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 			 MPI_Comm *newcomm)
 {
 	static const char fname[] = "MPI_Comm_split_type";
-	int host, err, color;
+	int host, err, color, obj = MPI_UNDEFINED;
 	struct michi_comm *c;
 
 	if ((err = comm_arg(fname, comm, &c, newcomm)))
@@ -781,7 +877,18 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 		color = host;
 		break;
 	case MPI_COMM_TYPE_HW_GUIDED:
-		color = hw_guided_known(info) ? host : MPI_UNDEFINED;
+		switch (hw_guided_level(info, &obj)) {
+		case HW_LEVEL_HOST:
+			color = host;
+			break;
+		case HW_LEVEL_OBJECT:
+			if (!michi_state.single_host)
+				return hw_guided_split(fname, c, host, obj, key, newcomm);
+			color = obj;
+			break;
+		default:
+			color = MPI_UNDEFINED;
+		}
 		break;
 	case MPI_COMM_TYPE_HW_UNGUIDED:
 		color = spans_hosts(c) ? host : MPI_UNDEFINED;

@@ -134,7 +134,21 @@ static void peer_died(int local)
 	mtmi_dev_peer_failed(rank, MICHI_ERR_PEER);
 }
 
-/* Returns peers found dead. Without pidfds (kernel < 5.3), kill(pid, 0). */
+/* Whether local rank i and we have exchanged anything yet (rings are
+ * mapped for every local pair, rx in local order without us). */
+static int shm_talked(int i)
+{
+	const struct shm_rx *r = &shm.rx[i < shm.my_local ? i : i - 1];
+
+	return r->head != 0 || shm.tx[r->peer].tail != 0;
+}
+
+/*
+ * Returns peers found dead. A pidfd (immune to pid reuse) is kept only for
+ * the peers we talked to, so that a rank's fds grow with its partners and
+ * not with the ranks of its host (256 on one host would hold 255 each);
+ * the others, and all without pidfds (kernel < 5.3), get kill(pid, 0).
+ */
 static int shm_liveness(void)
 {
 	int i, dead = 0;
@@ -149,7 +163,8 @@ static int shm_liveness(void)
 			continue;
 		if (shm.peer_pidfd[i] == -1) {
 #ifdef SYS_pidfd_open
-			shm.peer_pidfd[i] = (int)syscall(SYS_pidfd_open, pid, 0);
+			if (shm_talked(i))
+				shm.peer_pidfd[i] = (int)syscall(SYS_pidfd_open, pid, 0);
 #endif
 			if (shm.peer_pidfd[i] < 0) {
 				shm.peer_pidfd[i] = -1;

@@ -40,6 +40,10 @@ static size_t shm_ring_size = 65536;
 MICHI_TUNABLE(shm_ring_size, "shm_ring_size", MICHI_T_SIZE, "64k", MICHI_LEVEL_TUNER,
 	      "bytes of each ring between two ranks of a host (a power of two, at least "
 	      "a page; shrunk when /dev/shm is too small)");
+static size_t shm_rings_max = (size_t)512 << 20;
+MICHI_TUNABLE(shm_rings_max, "shm_rings_max", MICHI_T_SIZE, "512m", MICHI_LEVEL_TUNER,
+	      "most bytes the rings of one host's segment take: with many local ranks "
+	      "(n * (n - 1) rings) each ring shrinks to fit, not below a page");
 static double shm_attach_timeout = 60.0;
 MICHI_TUNABLE(shm_attach_timeout, "shm_attach_timeout", MICHI_T_DOUBLE, "60",
 	      MICHI_LEVEL_TUNER,
@@ -91,7 +95,9 @@ static int is_pow2(size_t v)
 }
 
 /* Ring size the creator picks: the tunable, halved until the rings fit
- * in half of what /dev/shm has free (other jobs live there too). */
+ * in shm_rings_max (the rings grow with the square of the local ranks:
+ * 256 ranks of 64 KiB rings would take 4 GiB of memory) and in half of
+ * what /dev/shm has free (other jobs live there too). */
 static michi_status_t seg_pick_ring(int n, size_t *ring)
 {
 	size_t rb = shm_ring_size, nrings = (size_t)n * (n - 1), ctl = seg_ctl_bytes(n);
@@ -100,8 +106,13 @@ static michi_status_t seg_pick_ring(int n, size_t *ring)
 	if (!is_pow2(rb) || rb < seg_page || rb > (size_t)SHM_MAX_REC_CELLS * SHM_CELL + 1)
 		return michi_err(MICHI_ERR_INVAL, "MICHI_SHM_RING_SIZE=%zu: must be a power "
 				 "of two from %zu to 4 MiB", rb, seg_page);
+	while (rb > seg_page && nrings * rb > shm_rings_max)
+		rb /= 2;
+	if (rb < shm_ring_size)
+		michi_info("shm: rings shrunk to %zu bytes for %d local ranks "
+			   "(MICHI_SHM_RINGS_MAX=%zu)", rb, n, shm_rings_max);
 	if (statvfs("/dev/shm", &sv) == 0) {
-		size_t avail = (size_t)sv.f_bavail * sv.f_frsize / 2;
+		size_t avail = (size_t)sv.f_bavail * sv.f_frsize / 2, rb0 = rb;
 
 		while (rb > seg_page && ctl + nrings * rb > avail)
 			rb /= 2;
@@ -110,7 +121,7 @@ static michi_status_t seg_pick_ring(int n, size_t *ring)
 					 "segment for %d ranks needs %zu KiB even with the "
 					 "smallest rings; free /dev/shm or use MICHI_DEVICE=tcp",
 					 avail * 2 / 1024, n, (ctl + nrings * rb) / 1024);
-		if (rb < shm_ring_size)
+		if (rb < rb0)
 			michi_info("shm: rings shrunk to %zu bytes to fit /dev/shm", rb);
 	}
 	*ring = rb;
@@ -165,6 +176,8 @@ static michi_status_t seg_open_wait(int n, int *fd_out, void **ctl_out)
 {
 	double deadline = michi_wtime() + shm_attach_timeout;
 	struct shm_seg_hdr *h = NULL;
+	/* from 0.1 ms up to 10 ms: with a few hundred ranks on a few cores,
+	 * fast polling would starve the creator that they wait for */
 	struct timespec nap = { 0, 100000 };
 	struct stat sb;
 	int fd = -1;
@@ -189,6 +202,8 @@ static michi_status_t seg_open_wait(int n, int *fd_out, void **ctl_out)
 					 seg_name, shm_attach_timeout);
 		}
 		nanosleep(&nap, NULL);
+		if (nap.tv_nsec < 10000000)
+			nap.tv_nsec += nap.tv_nsec / 4 + 1;
 	}
 	if (h->magic != SHM_MAGIC || h->version != SHM_VERSION || h->nlocal != (uint32_t)n) {
 		michi_status_t st = michi_err(MICHI_ERR_INTERN, "shm: segment %s has another "
