@@ -67,7 +67,14 @@ usage: $0 -N name [options]
                          reference (MB/s), printed at the same B
   -d list     transports (default $transports): tcp = MPICH UCX_TLS=tcp,self,
               Open MPI ob1 + btl tcp,self on lo, Michi MICHI_DEVICE=tcp;
-              shm = each implementation's default on one host
+              shm = each implementation's default on one host;
+              ucx-sm, ucx-tcp = UCX with UCX_TLS=sm,self or tcp,self for
+              all three (Michi MICHI_DEVICE=ucx, MPICH's own ch4:ucx,
+              Open MPI --mca pml ucx);
+              ofi-tcp, ofi-shm = libfabric's tcp or shm provider
+              (FI_PROVIDER) for Michi (MICHI_DEVICE=ofi) and Open MPI
+              (--mca pml cm --mca mtl ofi); MPICH, which has no
+              libfabric in Debian, runs UCX_TLS=tcp,self or its default
   -r rounds   interleaved rounds, at least 5 for results (default $rounds)
   -n ranks    rank count (default $ranks; more than the cores oversubscribes)
   -i iters    iterations passed to the benchmark (its -i; for ring, the
@@ -148,7 +155,8 @@ for b in "${bench_list[@]}"; do
 	esac
 done
 for t in "${transport_list[@]}"; do
-	case $t in tcp|shm) ;; *) echo "compare.sh: unknown transport $t" >&2; exit 2 ;; esac
+	case $t in tcp|shm|ucx-sm|ucx-tcp|ofi-tcp|ofi-shm) ;;
+	*) echo "compare.sh: unknown transport $t" >&2; exit 2 ;; esac
 done
 for tool in mpicc.mpich mpiexec.mpich mpicc.openmpi mpirun.openmpi gnuplot flock taskset; do
 	command -v $tool >/dev/null || { echo "compare.sh: $tool not found" >&2; exit 1; }
@@ -279,12 +287,21 @@ make_cmd() {
 	case $impl in
 	mpich)
 		cmd=(env MICHI_BENCH_PLACE=$placement)
-		[ $tr = tcp ] && cmd+=(UCX_TLS=tcp,self)
+		case $tr in
+		tcp|ucx-tcp|ofi-tcp) cmd+=(UCX_TLS=tcp,self) ;;
+		ucx-sm) cmd+=(UCX_TLS=sm,self) ;;
+		esac
 		cmd+=(mpiexec.mpich -n $ranks "$build/place" "$build/$prog.mpich")
 		;;
 	michi)
 		cmd=(env MICHI_BENCH_PLACE=$placement "LD_LIBRARY_PATH=$michi_libpath")
-		[ $tr = tcp ] && cmd+=(MICHI_DEVICE=tcp)
+		case $tr in
+		tcp) cmd+=(MICHI_DEVICE=tcp) ;;
+		ucx-sm) cmd+=(MICHI_DEVICE=ucx UCX_TLS=sm,self) ;;
+		ucx-tcp) cmd+=(MICHI_DEVICE=ucx UCX_TLS=tcp,self) ;;
+		ofi-tcp) cmd+=(MICHI_DEVICE=ofi FI_PROVIDER=tcp) ;;
+		ofi-shm) cmd+=(MICHI_DEVICE=ofi FI_PROVIDER=shm) ;;
+		esac
 		cmd+=("$MICHI_PREFIX/bin/mpirun" -n $ranks "$build/place" "$build/$prog.mpich")
 		;;
 	openmpi)
@@ -293,8 +310,19 @@ make_cmd() {
 		# Its own policy binds nothing once oversubscribed.
 		[ $placement = default ] || cmd+=(--bind-to none)
 		[ $oversub = 1 ] && cmd+=(--oversubscribe)
-		[ $tr = tcp ] && cmd+=(--mca pml ob1 --mca btl tcp,self
-				       --mca btl_tcp_if_include lo)
+		case $tr in
+		tcp) cmd+=(--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo) ;;
+		# Open MPI 4.1's pml ucx takes only InfiniBand-class devices
+		# and its ofi mtl skips the tcp and shm providers unless told
+		ucx-sm) cmd+=(-x UCX_TLS=sm,self --mca pml ucx --mca pml_ucx_tls any
+			      --mca pml_ucx_devices any) ;;
+		ucx-tcp) cmd+=(-x UCX_TLS=tcp,self --mca pml ucx --mca pml_ucx_tls any
+			       --mca pml_ucx_devices any) ;;
+		ofi-tcp) cmd+=(-x FI_PROVIDER=tcp --mca pml cm --mca mtl ofi
+			       --mca mtl_ofi_provider_exclude none) ;;
+		ofi-shm) cmd+=(-x FI_PROVIDER=shm --mca pml cm --mca mtl ofi
+			       --mca mtl_ofi_provider_exclude none) ;;
+		esac
 		cmd+=("$build/place" "$build/$prog.openmpi")
 		;;
 	esac

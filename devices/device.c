@@ -47,10 +47,12 @@ struct michi_device *michi_devices[] = {
 	&michi_device_self,
 	&michi_device_shm,
 	&michi_device_tcp,
-#ifdef HAVE_OFI
+/* (MICHI_BYTE_DEVICES_ONLY: unit tests of the byte devices, linked
+ * without the matching ones) */
+#if defined(HAVE_OFI) && !defined(MICHI_BYTE_DEVICES_ONLY)
 	&michi_device_ofi,
 #endif
-#ifdef HAVE_UCX
+#if defined(HAVE_UCX) && !defined(MICHI_BYTE_DEVICES_ONLY)
 	&michi_device_ucx,
 #endif
 	NULL,

@@ -122,8 +122,8 @@ struct michi_device {
  * one included, since a wildcard receive must see every message in one
  * matching engine.
  *
- * Match tags use bits 0..62. Bit 63 is the device's own, for its
- * protocol messages (the acknowledgement of a synchronous send): MTMI
+ * Match tags use bits 0..62 (MICHI_TAG_* below). Bit 63 is the
+ * device's own, for its protocol messages (the acknowledgement of a synchronous send): MTMI
  * never sends or matches a tag with it set and never ignores it.
  *
  * `ctx` points at MICHI_TAG_CTX_SIZE bytes of the caller's request,
@@ -135,6 +135,15 @@ struct michi_device {
  */
 #define MICHI_TAG_CTX_SIZE 32
 #define MICHI_TAG_DEVICE_BIT (1ull << 63)
+/* The fields of MTMI's match tag, bit 0 up: the MPI tag (32 bits: the
+ * library's internal calls use negative tags too), the sender's rank in
+ * the communicator (19 bits), the context id (12 bits). A device that
+ * addresses its own messages by rank (an acknowledgement) uses the
+ * source field for a world rank. */
+#define MICHI_TAG_SRC_SHIFT 32
+#define MICHI_TAG_SRC_BITS 19
+#define MICHI_TAG_SRC_MASK (((1ull << MICHI_TAG_SRC_BITS) - 1) << MICHI_TAG_SRC_SHIFT)
+#define MICHI_TAG_CTX_SHIFT 51
 
 struct michi_tag_ops {
 	/* Send len bytes at buf to peer. sync: complete only once a
@@ -301,9 +310,11 @@ void mtmi_dev_send_done(void *cookie, michi_status_t st);
 /* peer's connection is gone: fail everything that involves it. The
  * reason was recorded with michi_err(). */
 void mtmi_dev_peer_failed(int peer, michi_status_t st);
-/* A matching device's operation ended: st 0, MICHI_ERR_TRUNCATE (len
- * bytes, the receive's capacity, were delivered), MICHI_ERR_CANCELLED,
- * or another error; tag and len are the matched message's (receives). */
+/* A matching device's operation ended: st 0, MICHI_ERR_TRUNCATE (the
+ * message did not fit: the status counts the receive's capacity, len
+ * may say so or be larger; the library may have delivered a prefix or
+ * nothing, which MPI allows), MICHI_ERR_CANCELLED, or another error;
+ * tag and len are the matched message's (receives). */
 void mtmi_dev_tag_done(void *ctx, michi_status_t st, uint64_t tag, size_t len);
 
 #endif

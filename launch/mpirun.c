@@ -86,11 +86,14 @@ enum {
 	MR_LAUNCH_SSH,      /* the same, with an ssh template */
 	MR_LAUNCH_FORK,     /* every host forked here: names are identities only */
 	MR_LAUNCH_EXEC,     /* every host through the template */
-	MR_LAUNCH_SLURM,    /* other hosts through srun, inside an allocation */
+	MR_LAUNCH_SLURM,    /* every host through srun, inside an allocation */
 };
 
 #define MR_SSH_TEMPLATE "ssh -x {host}"
-#define MR_SRUN_TEMPLATE "srun --ntasks-per-node=1 -N 1 -n 1 --nodelist={host}"
+/* one task per host; --mpi=none: the proxy serves PMI to its ranks, srun
+ * need not; --overlap: a second mpirun in the same allocation still starts */
+#define MR_SRUN_TEMPLATE \
+	"srun --ntasks-per-node=1 -N 1 -n 1 --mpi=none --overlap --nodelist={host}"
 
 struct mr_env {
 	char *name, *value;
@@ -189,9 +192,10 @@ static void mr_usage(FILE *f)
 		"                       the hosts, skipping full ones\n"
 		"  --launcher L         how proxies start: ssh (other hosts by ssh), fork\n"
 		"                       (every host here: names are identities only), exec\n"
-		"                       (every host by the template), slurm (srun, inside\n"
-		"                       an allocation); default: this host's names by fork,\n"
-		"                       others by the template\n"
+		"                       (every host by the template), slurm (every host by\n"
+		"                       srun, inside an allocation; hosts default to its\n"
+		"                       nodes); default: this host's names by fork, others\n"
+		"                       by the template\n"
 		"  --launcher-exec T    template that starts a proxy on a host, {host}\n"
 		"                       replaced, appended when absent (--launch-template;\n"
 		"                       default 'ssh -x {host}'; MICHI_LAUNCH_TEMPLATE)\n"
@@ -1485,6 +1489,10 @@ static int mr_plan(void)
 			p->local = 1;
 			break;
 		case MR_LAUNCH_EXEC:
+		case MR_LAUNCH_SLURM:
+			/* under Slurm also this host's proxy goes through srun:
+			 * salloc may run mpirun outside the allocation, and a
+			 * step is what Slurm tracks, limits and cleans up */
 			p->local = 0;
 			break;
 		default:
@@ -1492,6 +1500,126 @@ static int mr_plan(void)
 		}
 		mr.proxies[mr.nproxies++] = *p;
 	}
+	return 0;
+}
+
+/*
+ * SLURM_TASKS_PER_NODE (`4`, `2(x3),1`) as one count per node; 0 when it
+ * is absent, malformed or does not cover exactly n nodes.
+ */
+static int mr_slurm_tasks(int *counts, int n)
+{
+	const char *s = getenv("SLURM_TASKS_PER_NODE");
+	int k = 0;
+
+	while (s && *s) {
+		char *end;
+		long c = strtol(s, &end, 10), rep = 1;
+
+		if (end == s || c < 1 || c > INT_MAX)
+			return 0;
+		s = end;
+		if (!strncmp(s, "(x", 2)) {
+			rep = strtol(s + 2, &end, 10);
+			if (end == s + 2 || *end != ')' || rep < 1 || rep > n - k)
+				return 0;
+			s = end + 1;
+		}
+		while (rep-- > 0) {
+			if (k == n)
+				return 0;
+			counts[k++] = (int)c;
+		}
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return 0;
+	}
+	return k == n;
+}
+
+/*
+ * --launcher slurm without --host or --hostfile: the allocation's nodes.
+ * SLURM_JOB_NODELIST is in Slurm's compressed syntax (node[01-04,07]),
+ * which `scontrol show hostnames` expands locally, without the
+ * controller; each node's share of SLURM_TASKS_PER_NODE becomes its slot
+ * count unless -ppn says otherwise. The result is a --host list.
+ */
+static int mr_slurm_hosts(void)
+{
+	const char *list = getenv("SLURM_JOB_NODELIST");
+	char *out = NULL, *hosts, *line, *save = NULL;
+	size_t len = 0, cap = 0, hl = 0;
+	int fd[2], status, n = 0, i, *counts;
+	pid_t pid;
+
+	if (!list || !*list)
+		list = getenv("SLURM_NODELIST");
+	if (!list || !*list)
+		return mr_bad("%s", "--launcher slurm: SLURM_JOB_NODELIST is not set; name the "
+			      "allocation's nodes with --host or --hostfile");
+	if (pipe2(fd, O_CLOEXEC) < 0)
+		return mr_bad("%s", "--launcher slurm: pipe failed");
+	pid = fork();
+	if (pid < 0)
+		return mr_bad("%s", "--launcher slurm: fork failed");
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		execlp("scontrol", "scontrol", "show", "hostnames", list, (char *)NULL);
+		fprintf(stderr, "mpirun: cannot run scontrol: %m\n");
+		_exit(127);
+	}
+	close(fd[1]);
+	for (;;) {
+		ssize_t r;
+
+		if (len + 4096 > cap) {
+			char *no = cap >= (16u << 20) ? NULL : realloc(out, cap = cap ? 2 * cap : 8192);
+
+			if (!no)
+				break;
+			out = no;
+		}
+		r = read(fd[0], out + len, cap - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!out || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || len == 0) {
+		free(out);
+		return mr_bad("--launcher slurm: 'scontrol show hostnames %s' failed; name the "
+			      "nodes with --host", list);
+	}
+	out[len] = '\0';
+	for (i = 0; i < (int)len; i++)
+		n += out[i] == '\n';
+	counts = calloc((size_t)n + 1, sizeof(int));
+	hosts = malloc(len + (size_t)(n + 1) * 16);   /* never freed: mpirun's lifetime */
+	if (!counts || !hosts) {
+		free(out);
+		free(counts);
+		return mr_bad("%s", "--launcher slurm: out of memory");
+	}
+	if (mr.ppn || !mr_slurm_tasks(counts, n))
+		memset(counts, 0, (size_t)n * sizeof(int));
+	hosts[0] = '\0';
+	for (i = 0, line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save), i++) {
+		hl += (size_t)sprintf(hosts + hl, "%s%s", hl ? "," : "", line);
+		if (i < n && counts[i])
+			hl += (size_t)sprintf(hosts + hl, ":%d", counts[i]);
+	}
+	free(out);
+	free(counts);
+	if (!hl)
+		return mr_bad("--launcher slurm: SLURM_JOB_NODELIST='%s' names no node", list);
+	michi_debug("mpirun: the allocation's nodes: %s", hosts);
+	mr.hosts = hosts;
 	return 0;
 }
 
@@ -1511,9 +1639,8 @@ static int mr_launcher_setup(void)
 		if (!getenv("SLURM_JOB_ID") && !getenv("SLURM_JOBID"))
 			return mr_bad("%s", "--launcher slurm works inside a Slurm allocation "
 				      "(salloc or sbatch), and SLURM_JOB_ID is not set");
-		if (!mr.hosts && !mr.hostfile)
-			return mr_bad("%s", "--launcher slurm needs --host or --hostfile naming "
-				      "the allocation's nodes");
+		if (!mr.hosts && !mr.hostfile && mr_slurm_hosts() < 0)
+			return -1;
 		if (!given)
 			launch_template = MR_SRUN_TEMPLATE;
 		break;

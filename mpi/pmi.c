@@ -4,15 +4,19 @@
  *
  * Finds the process manager through the documented protocol variables:
  * PMI_FD (an inherited socket, with PMI_RANK/PMI_SIZE; Michi's mpirun,
- * MPICH's Hydra), or PMI_PORT=host:port plus PMI_ID (Hydra -pmi-port: an
+ * MPICH's Hydra, Slurm's `srun --mpi=pmi2`, whose plugin also answers
+ * PMI-1), or PMI_PORT=host:port plus PMI_ID (Hydra -pmi-port: an
  * `initack` handshake after which the server tells size and rank). With
- * neither the process is a singleton with a local key-value store. Every
- * request is one line answered by one line; waits are bounded by the
- * pmi_timeout tunable.
+ * neither, PMIX_RANK/PMIX_NAMESPACE (`srun --mpi=pmix`) hand every call
+ * to the PMIx back end (pmi_pmix.c) when the library has one; else the
+ * process is a singleton with a local key-value store. Every request is
+ * one line answered by one line; waits are bounded by the pmi_timeout
+ * tunable.
  */
 #include "config.h"
 #include "pmi.h"
 #include "pmi_wire.h"
+#include "pmi_pmix.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +47,7 @@ static struct {
 	char kvsname[PMI_WIRE_KVSNAME_MAX];
 	size_t keylen_max, vallen_max;
 	struct pmi_local_kv *local;   /* singleton key-value store */
+	const struct pmi_pmix_ops *pmix;   /* set: PMIx serves every call */
 } pmi = { .fd = -1 };
 
 /* ---- one request, one answer ------------------------------------------ */
@@ -319,6 +324,23 @@ static void pmi_env_local(struct pmi_info *info)
 		info->local_size = v;
 }
 
+/*
+ * No PMI-1 socket: is a PMIx server there? Without the PMIx back end that
+ * is worth a warning, since each rank of `srun --mpi=pmix -n 4` would
+ * otherwise run alone as a singleton.
+ */
+static int pmi_pmix_wanted(void)
+{
+	if (&pmi_pmix_ops)
+		return pmi_pmix_ops.detect();
+	if (getenv("PMIX_RANK") || getenv("PMIX_NAMESPACE"))
+		michi_warn("pmi: PMIX_RANK is set (a PMIx server such as srun --mpi=pmix "
+			   "started this process) but this Michi was built without PMIx: "
+			   "running as a singleton; use srun --mpi=pmi2, or rebuild with "
+			   "libpmix-dev installed");
+	return 0;
+}
+
 michi_status_t pmi_init(struct pmi_info *info)
 {
 	struct pmi_info in = { .universe_size = -1 };
@@ -330,6 +352,19 @@ michi_status_t pmi_init(struct pmi_info *info)
 	st = pmi_connect(&in);
 	if (st < 0)
 		goto err_close;
+	if (st == MICHI_INPROGRESS && pmi_pmix_wanted()) {
+		st = pmi_pmix_ops.init(&in);
+		if (st < 0)
+			return st;
+		pmi.pmix = &pmi_pmix_ops;
+		strcpy(pmi.kvsname, in.kvsname);
+		pmi.rank = in.rank;
+		pmi.keylen_max = PMI_WIRE_KEY_MAX;
+		pmi.vallen_max = PMI_WIRE_VAL_MAX;
+		pmi.initialized = 1;
+		*info = in;
+		return MICHI_OK;
+	}
 	if (st == MICHI_INPROGRESS) {
 		pmi.singleton = 1;
 		in.singleton = 1;
@@ -437,6 +472,8 @@ michi_status_t pmi_put(const char *key, const char *val)
 		return st;
 	if (pmi.singleton)
 		return pmi_local_put(key, val);
+	if (pmi.pmix)
+		return pmi.pmix->put(key, val);
 	pmi_wire_begin(&o, line, sizeof(line), "put");
 	pmi_wire_add(&o, "kvsname", pmi.kvsname);
 	pmi_wire_add(&o, "key", key);
@@ -457,6 +494,8 @@ michi_status_t pmi_fence(void)
 		return michi_err(MICHI_ERR_PMI, "pmi: used before pmi_init");
 	if (pmi.singleton)
 		return MICHI_OK;
+	if (pmi.pmix)
+		return pmi.pmix->fence(pmi_timeout);
 	return pmi_call0("barrier_in", "barrier_out", &m);
 }
 
@@ -490,6 +529,8 @@ michi_status_t pmi_get(int rank, const char *key, char *val, size_t len)
 				return pmi_copy_val(key, kv->val, val, len);
 		return michi_err(MICHI_ERR_PMI, "pmi: key '%.64s' not found", key);
 	}
+	if (pmi.pmix)
+		return pmi.pmix->get(rank, key, val, len);
 	pmi_wire_begin(&o, line, sizeof(line), "get");
 	pmi_wire_add(&o, "kvsname", pmi.kvsname);
 	pmi_wire_add(&o, "key", key);
@@ -573,6 +614,8 @@ michi_status_t pmi_abort(int code, const char *msg)
 		michi_error("abort with exit code %d: %s", code, msg);
 		return MICHI_OK;
 	}
+	if (pmi.pmix)
+		return pmi.pmix->abort(code, msg);
 	/* the message travels percent-encoded; a manager that does not know
 	 * the key (Hydra prints its own line) ignores it */
 	if (pmi_wire_escape(esc, sizeof(esc), msg, strlen(msg)) < 0)
@@ -594,7 +637,10 @@ michi_status_t pmi_finalize(void)
 
 	if (!pmi.initialized)
 		return MICHI_OK;
-	if (!pmi.singleton) {
+	if (pmi.pmix) {
+		st = pmi.pmix->finalize();
+		pmi.pmix = NULL;
+	} else if (!pmi.singleton) {
 		st = pmi_call0("finalize", "finalize_ack", &m);
 		close(pmi.fd);
 		pmi.fd = -1;

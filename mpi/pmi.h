@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mpi/pmi.h: the PMI-1 wire-protocol client used by MPI_Init.
+ * mpi/pmi.h: the process-manager client used by MPI_Init.
  *
- * Connects through PMI_FD (our mpirun, MPICH Hydra, Slurm srun
- * --mpi=pmi2's PMI-1 compatibility) or PMI_PORT + PMI_ID; with neither in
- * the environment the process is a singleton and the key-value space is
- * local. All calls are collective-free except pmi_fence().
+ * Speaks PMI-1 wire protocol through PMI_FD (our mpirun, MPICH Hydra,
+ * Slurm srun --mpi=pmi2, whose plugin answers PMI-1 too) or PMI_PORT +
+ * PMI_ID; without those, PMIX_RANK (srun --mpi=pmix) selects libpmix when
+ * the library was built with it (mpi/pmi_pmix.c); with none of them the
+ * process is a singleton and the key-value space is local. All calls are
+ * collective-free except pmi_fence().
  */
 #ifndef MICHI_PMI_H
 #define MICHI_PMI_H

@@ -31,8 +31,10 @@ void mtmi_dev_tag_done(void *ctx, michi_status_t st, uint64_t tag, size_t len)
 			st = MICHI_OK;
 		} else {
 			r->source = (int)((tag & MTMI_NT_SRC_MASK) >> MTMI_NT_SRC_SHIFT);
-			r->tag = (int)(tag & MTMI_NT_TAG_MASK);
-			r->count = len;
+			r->tag = (int)(uint32_t)tag;
+			/* a truncated message fills the buffer, whatever length
+			 * the library reports (libfabric's shm reports none) */
+			r->count = st == MICHI_ERR_TRUNCATE && len > r->len ? r->len : len;
 		}
 	} else if (st == MICHI_ERR_CANCELLED) {
 		st = MICHI_OK;    /* sends are not withdrawn: it left */
@@ -54,7 +56,7 @@ michi_status_t mtmi_native_probe(int peer, int src_rank, int tag, uint32_t ctx, 
 		t |= (uint64_t)(uint32_t)src_rank << MTMI_NT_SRC_SHIFT;
 	else
 		ignore = MTMI_NT_SRC_MASK;
-	if (tag >= 0)
+	if (tag != MTMI_ANY_TAG)
 		t |= (uint32_t)tag;
 	else
 		ignore |= MTMI_NT_TAG_MASK;
@@ -72,7 +74,7 @@ michi_status_t mtmi_native_probe(int peer, int src_rank, int tag, uint32_t ctx, 
 	if (source_out)
 		*source_out = (int)((got & MTMI_NT_SRC_MASK) >> MTMI_NT_SRC_SHIFT);
 	if (tag_out)
-		*tag_out = (int)(got & MTMI_NT_TAG_MASK);
+		*tag_out = (int)(uint32_t)got;
 	if (len_out)
 		*len_out = len;
 	if (claim)

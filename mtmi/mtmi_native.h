@@ -7,11 +7,12 @@
  * match tag, and turns the device's completion back into the request's
  * status. No queue, no copy, no allocation in MTMI on this path.
  *
- * The match tag, bit 0 up:
+ * The match tag (devices/device.h, MICHI_TAG_*), bit 0 up:
  *
- *   bits  0..30  the MPI tag (MPI tags are 0..0x7fffffff; the
- *                collectives number their calls in bits 20..30)
- *   bits 31..50  the sender's rank in the communicator (20 bits)
+ *   bits  0..31  the tag: MPI's are 0..0x7fffffff (the collectives number
+ *                their calls in bits 20..30), the library's own calls
+ *                (communicator creation) use negative ones
+ *   bits 32..50  the sender's rank in the communicator (19 bits)
  *   bits 51..62  the context id (12 bits: mpi/commops.c hands out
  *                fewer than 4096)
  *   bit  63      the device's own (MICHI_TAG_DEVICE_BIT)
@@ -24,12 +25,11 @@
 #ifndef MICHI_MTMI_NATIVE_H
 #define MICHI_MTMI_NATIVE_H
 
-#define MTMI_NT_SRC_SHIFT 31
-#define MTMI_NT_CTX_SHIFT 51
-#define MTMI_NT_TAG_MASK 0x7fffffffull
-#define MTMI_NT_SRC_MASK (0xfffffull << MTMI_NT_SRC_SHIFT)
-#define MTMI_NT_RANKS_MAX (1 << 20)   /* ranks a communicator may have */
-#define MTMI_NT_CTX_MAX (1u << 12)
+#define MTMI_NT_SRC_SHIFT MICHI_TAG_SRC_SHIFT
+#define MTMI_NT_CTX_SHIFT MICHI_TAG_CTX_SHIFT
+#define MTMI_NT_TAG_MASK 0xffffffffull
+#define MTMI_NT_SRC_MASK MICHI_TAG_SRC_MASK
+#define MTMI_NT_RANKS_MAX (1 << MICHI_TAG_SRC_BITS)   /* ranks a communicator may have */
 
 /* The matching device's operations when the job runs over one, else
  * NULL (the own-queue engine of mtmi_inline.h). */
@@ -67,6 +67,7 @@ mtmi_native_recv_init(struct mtmi_req *r, size_t len, int peer, uint32_t ctx)
 	r->error = 0;
 	r->cancelled = 0;
 	r->type = MTMI_REQ_RECV;
+	r->flags = 0;          /* mtmi_recv_have: never a streamed receive */
 	r->len = len;
 	r->peer = peer;
 	r->ctx = ctx;
@@ -84,7 +85,7 @@ mtmi_native_irecv(void *buf, size_t len, int peer, int src_rank, int tag, uint32
 		t |= (uint64_t)(uint32_t)src_rank << MTMI_NT_SRC_SHIFT;
 	else
 		ignore = MTMI_NT_SRC_MASK;
-	if (likely(tag >= 0))
+	if (likely(tag != MTMI_ANY_TAG))
 		t |= (uint32_t)tag;
 	else
 		ignore |= MTMI_NT_TAG_MASK;

@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 #else
 	printf("  error checking:  no\n");
 #endif
-	printf("  devices:         self tcp\n");
+	printf("  devices:         %s\n", MICHI_DEVICES_BUILT);
 	printf("  tunables:        michi_info --params\n");
 	return 0;
 }

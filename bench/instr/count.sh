@@ -24,7 +24,10 @@ usage() {
 	cat <<EOF
 usage: $0 [-d tcp|shm] [-n iters] [-p] [-o file] [-k] michi|mpich|openmpi
   -d  transport (default: tcp for michi, shm for mpich and openmpi)
-      michi: MICHI_DEVICE=<transport>; mpich tcp: UCX_TLS=tcp,self;
+      michi: MICHI_DEVICE=<transport>, or a matching device:
+      ofi-tcp, ofi-shm (FI_PROVIDER), ucx-tcp, ucx-sm (UCX_TLS=<x>,self),
+      which also prints Michi's share (native_share.py);
+      mpich tcp: UCX_TLS=tcp,self;
       openmpi tcp: --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo
   -n  measured iterations (default 20000)
   -p  plain waits: MPI_Wait also pays for the progress of the receive
@@ -104,7 +107,13 @@ michi)
 		exit 1
 	fi
 	launch=("$MICHI_PREFIX/bin/mpirun" -n 2)
-	envs=(MICHI_DEVICE=$transport "LD_LIBRARY_PATH=$libpath")
+	# the matching devices: ofi-<libfabric provider>, ucx-<UCX_TLS=x,self>
+	case $transport in
+	ofi-*) envs=(MICHI_DEVICE=ofi FI_PROVIDER=${transport#ofi-}) ;;
+	ucx-*) envs=(MICHI_DEVICE=ucx UCX_TLS=${transport#ucx-},self) ;;
+	*) envs=(MICHI_DEVICE=$transport) ;;
+	esac
+	envs+=("LD_LIBRARY_PATH=$libpath")
 	;;
 *)
 	usage
@@ -254,5 +263,13 @@ out=${out:-$here/results-$suffix.txt}
 	echo "# $(grep -m1 '^isend_loop:' "$scratch/run.log" || true)"
 	echo "function,instructions_per_call"
 	cat "$scratch/counts.csv"
+	# over a matching device: what is Michi's own (issue 7), the
+	# inclusive count less the libfabric or UCX calls under it
+	case $transport in
+	ofi-*|ucx-*)
+		echo "# Michi's share of the native path (bench/instr/native_share.py)"
+		python3 "$here/native_share.py" "$scratch/callgrind.out"
+		;;
+	esac
 } >"$out"
 cat "$out"

@@ -6,7 +6,8 @@
  * compact block form) and a vector (runs), each several MiB packed:
  * into the same type, into a contiguous derived type and into doubles;
  * blocking both sides; a receive shorter than the message
- * (MPI_ERR_TRUNCATE with the prefix in place, the library still usable);
+ * (MPI_ERR_TRUNCATE with the prefix in place, except over a matching
+ * device, the library still usable);
  * a receive longer than it (MPI_Get_count); a wildcard receive; three
  * streamed sends in flight at once, received in reverse order; probe
  * then receive; a nonblocking receive. With DTYPE_STREAM_ASYM=1 in the
@@ -136,7 +137,10 @@ static void indexed_cases(void)
 		MPI_Error_class(err, &err);
 		if (err != MPI_ERR_TRUNCATE)
 			mtest_error("truncated indexed: error class %d", err);
-		check(b, &l, 2e7, hd, "truncated indexed");
+		/* MPI leaves a truncated buffer's contents open; UCX delivers
+		 * none of the message */
+		if (!mtest_matching_device())
+			check(b, &l, 2e7, hd, "truncated indexed");
 	}
 
 	/* longer receive than message: 2 instances posted, 1 sent */

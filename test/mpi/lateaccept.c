@@ -12,6 +12,7 @@
 
 int main(int argc, char **argv)
 {
+	const char *dev = getenv("MICHI_DEVICE");
 	int x = 0, y = 0;
 	double t;
 
@@ -27,8 +28,11 @@ int main(int argc, char **argv)
 		x = 42;
 		MPI_Send(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
 		/* eager: the send must not wait for the sleeping receiver
-		 * (standard mode may block, but Michi buffers small frames) */
-		if (getenv("MTEST_EXPECT_LIBRARY") == NULL && MPI_Wtime() - t > 3.0)
+		 * (standard mode may block, but Michi buffers small frames;
+		 * UCX 1.13 sets up a tcp connection only while the receiver
+		 * progresses, as under MPICH's ch4:ucx) */
+		if (getenv("MTEST_EXPECT_LIBRARY") == NULL && !(dev && !strcmp(dev, "ucx")) &&
+		    MPI_Wtime() - t > 3.0)
 			mtest_error("a 4-byte MPI_Send waited %.1f s for the receiver", MPI_Wtime() - t);
 		MPI_Recv(&y, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		mtest_check(y == 43, "reply %d, expected 43", y);

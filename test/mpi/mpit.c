@@ -874,8 +874,11 @@ int main(int argc, char **argv)
 	cvars_generic();
 	categories();
 	pvars_generic();
-	if (michi) {
+	if (michi)
 		cvars_michi();
+	/* the byte devices' and MTMI's own-queue counters: still over a
+	 * matching device, which moves and matches the messages itself */
+	if (michi && !mtest_matching_device()) {
 		counters_self();
 		if (mtest_size >= 2) {
 			counters_p2p();

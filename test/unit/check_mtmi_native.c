@@ -13,6 +13,7 @@
 #include "mtmi.h"
 
 #include <check.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,11 +221,11 @@ START_TEST(status_from_tag)
 	s.on_complete = r.on_complete = NULL;
 	ck_assert_int_eq(mtmi_irecv(in, sizeof(in), MTMI_ANY_SOURCE, MTMI_ANY_SOURCE, MTMI_ANY_TAG,
 				    4095, &r), MICHI_INPROGRESS);
-	ck_assert_int_eq(mtmi_isend(out, sizeof(out), 1, 1048575, 0x7fffffff, 4095,
+	ck_assert_int_eq(mtmi_isend(out, sizeof(out), 1, 524287, 0x7fffffff, 4095,
 				    MTMI_MODE_STANDARD, &s), MICHI_OK);
 	ck_assert(s.done && s.error == 0 && s.count == sizeof(out));
 	ck_assert_int_eq(mtmi_wait(&r), 0);
-	ck_assert_int_eq(r.source, 1048575);
+	ck_assert_int_eq(r.source, 524287);
 	ck_assert_int_eq(r.tag, 0x7fffffff);
 	ck_assert_uint_eq(r.count, sizeof(out));
 	ck_assert_int_eq(r.cancelled, 0);
@@ -271,6 +272,47 @@ START_TEST(fields_match_separately)
 	ck_assert_int_eq(r[2].error, 0);
 	ck_assert_int_eq(r[2].source, MTMI_ANY_SOURCE);
 	ck_assert_int_eq(r[2].tag, MTMI_ANY_TAG);
+}
+END_TEST
+
+/* The library's own calls use negative tags (communicator creation):
+ * each matches only itself, and none is a wildcard. */
+START_TEST(negative_tags)
+{
+	struct mtmi_req s[2], r[2];
+	int v[2] = { 7, 8 }, got[2] = { 0, 0 };
+
+	s[0].on_complete = s[1].on_complete = r[0].on_complete = r[1].on_complete = NULL;
+	ck_assert_int_ge(mtmi_irecv(&got[0], sizeof(int), 0, 1, -3228, 1, &r[0]), 0);
+	ck_assert_int_ge(mtmi_irecv(&got[1], sizeof(int), 0, 1, 0x7ffff364, 1, &r[1]), 0);
+	/* the same low 31 bits as -3228: for the second receive only */
+	ck_assert_int_ge(mtmi_isend(&v[1], sizeof(int), 0, 1, 0x7ffff364, 1, 0, &s[1]), 0);
+	ck_assert_int_ge(mtmi_isend(&v[0], sizeof(int), 0, 1, -3228, 1, 0, &s[0]), 0);
+	mtmi_wait(&r[0]);
+	mtmi_wait(&r[1]);
+	ck_assert_int_eq(got[0], 7);
+	ck_assert_int_eq(r[0].tag, -3228);
+	ck_assert_int_eq(r[0].source, 1);
+	ck_assert_int_eq(got[1], 8);
+	ck_assert_int_eq(r[1].tag, 0x7ffff364);
+}
+END_TEST
+
+/* A library that reports no length for a truncated receive (libfabric's
+ * shm): the count is the receive's capacity. */
+START_TEST(truncation_unknown_length)
+{
+	struct mtmi_req r;
+	char in[16];
+
+	r.on_complete = NULL;
+	ck_assert_int_ge(mtmi_irecv(in, sizeof(in), 0, 0, 4, 0, &r), 0);
+	ck_assert_int_eq(n_posted, 1);
+	n_posted = 0;
+	mtmi_dev_tag_done(r.dev_ctx, MICHI_ERR_TRUNCATE, mtmi_native_tag(0, 0, 4), SIZE_MAX);
+	ck_assert(r.done);
+	ck_assert_int_eq(r.error, MICHI_ERR_TRUNCATE);
+	ck_assert_uint_eq(r.count, sizeof(in));
 }
 END_TEST
 
@@ -372,6 +414,8 @@ int main(void)
 	tcase_add_test(tc, status_from_tag);
 	tcase_add_test(tc, fields_match_separately);
 	tcase_add_test(tc, truncation);
+	tcase_add_test(tc, truncation_unknown_length);
+	tcase_add_test(tc, negative_tags);
 	tcase_add_test(tc, sync_waits_for_match);
 	tcase_add_test(tc, probe_and_claim);
 	tcase_add_test(tc, hooks_once);
