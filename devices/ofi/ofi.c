@@ -72,6 +72,10 @@ MICHI_TUNABLE(ofi_send_timeout, "ofi_send_timeout", MICHI_T_DOUBLE, "60", MICHI_
 static double ofi_finalize_timeout = 2.0;
 MICHI_TUNABLE(ofi_finalize_timeout, "ofi_finalize_timeout", MICHI_T_DOUBLE, "2",
 	      MICHI_LEVEL_TUNER, "seconds finalize waits for the ofi device's sends in flight");
+static int ofi_allow_shm = 0;
+MICHI_TUNABLE(ofi_allow_shm, "ofi_allow_shm", MICHI_T_BOOL, "0", MICHI_LEVEL_DEVELOPER,
+	      "run over libfabric's shm provider even where it is known to lose messages "
+	      "(libfabric 1.17 and older)");
 static size_t ofi_inject_limit = 4096;
 MICHI_TUNABLE(ofi_inject_limit, "ofi_inject_limit", MICHI_T_SIZE, "4096", MICHI_LEVEL_TUNER,
 	      "largest message the ofi device injects (capped by the provider's inject size)");
@@ -1042,6 +1046,25 @@ static michi_status_t ofi_open(void)
 				 want ? " named by FI_PROVIDER=" : "", want ? want : "",
 				 fi_strerror((int)-rc));
 	ofi.prov = ofi.info->fabric_attr->prov_name;
+	/*
+	 * libfabric 1.17's shm provider (Debian bookworm's) cannot carry MPI:
+	 * FI_PEEK receives the message into an empty buffer (a 0-byte one is
+	 * gone, a larger one reports truncation, one above the inject size
+	 * hangs), and messages that arrived before a wildcard receive was
+	 * posted are lost or reordered. Refuse it rather than lose data;
+	 * later releases are tried, with a warning.
+	 */
+	if (strcmp(ofi.prov, "shm") == 0 && !ofi_allow_shm) {
+		if (fi_version() <= FI_VERSION(1, 17))
+			return michi_err(MICHI_ERR_UNSUPPORTED, "ofi: libfabric %u.%u's shm "
+					 "provider loses or reorders messages under wildcard "
+					 "receives and consumes them on probes; use "
+					 "FI_PROVIDER=tcp, or MICHI_DEVICE=shm (Michi's own "
+					 "shared memory); MICHI_OFI_ALLOW_SHM=1 takes it anyway",
+					 FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
+		michi_warn("ofi: the shm provider of libfabric 1.17 lost messages; this is %u.%u",
+			   FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
+	}
 	ofi.directed = !!(ofi.info->caps & FI_DIRECTED_RECV);
 	ofi.data_flag = strcmp(ofi.prov, "sockets") == 0 ? ~0ull : FI_REMOTE_CQ_DATA;
 	ofi.addr_mask = ofi.directed ? 0 : FI_ADDR_UNSPEC;
