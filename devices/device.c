@@ -33,6 +33,7 @@
 #include "device.h"
 #include "shm/shm.h"
 
+#include <dlfcn.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdio.h>
@@ -324,6 +325,32 @@ static michi_status_t devices_choose(struct michi_job *job)
 		if (j == devices_npoll)
 			devices_poll[devices_npoll++] = d;
 	}
+	return MICHI_OK;
+}
+
+michi_status_t michi_devlib_open(const char *dev, const char *const *sonames,
+				 const struct michi_devlib_sym *syms, void **handle)
+{
+	const char *const *n;
+	void *h = NULL;
+
+	for (n = sonames; *n && !h; n++)
+		h = dlopen(*n, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return michi_err(MICHI_ERR_UNSUPPORTED, "%s: cannot load %s: %s", dev, sonames[0],
+				 dlerror());
+	for (; syms->name; syms++) {
+		*syms->addr = dlsym(h, syms->name);
+		if (!*syms->addr) {
+			michi_status_t st = michi_err(MICHI_ERR_UNSUPPORTED, "%s: %s lacks %s (a "
+						      "library older than the one Michi was "
+						      "built with?)", dev, sonames[0], syms->name);
+
+			dlclose(h);
+			return st;
+		}
+	}
+	*handle = h;
 	return MICHI_OK;
 }
 

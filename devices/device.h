@@ -210,6 +210,21 @@ int michi_devices_progress(void);
 size_t michi_devices_pending(void);
 /* Block until some device may have work or timeout_ms passes. */
 void michi_devices_block(int timeout_ms);
+/*
+ * A device's library loaded when the device starts, not with libmpi:
+ * linking libfabric made every Michi process pay for its dependencies'
+ * constructors (libinfinipath's slept some 250 ms at start-up) whether
+ * or not it used the device. Opens the first of sonames that loads and
+ * resolves every symbol of syms (NULL-terminated) into its address, or
+ * fails with an error naming the device, the library and the symbol.
+ */
+struct michi_devlib_sym {
+	const char *name;
+	void **addr;
+};
+michi_status_t michi_devlib_open(const char *dev, const char *const *sonames,
+				 const struct michi_devlib_sym *syms, void **handle);
+
 /* After post_fence: the tagged operations of the matching device that
  * serves every rank, or NULL when byte devices serve them (MTMI's own
  * queues). */

@@ -62,6 +62,30 @@
 #include <rdma/fi_eq.h>
 #include <rdma/fi_tagged.h>
 
+/*
+ * libfabric's functions that are not inline (the rest go through the
+ * provider's ops tables), resolved when the device starts
+ * (michi_devlib_open): linked into libmpi, libfabric's dependencies cost
+ * every Michi process start-up time. After the table, each name stands
+ * for its pointer.
+ */
+#define OFI_LIB_FUNCS(X) X(fi_getinfo) X(fi_freeinfo) X(fi_dupinfo) X(fi_fabric) \
+	X(fi_strerror) X(fi_version)
+#define OFI_LIB_DECL(f) __typeof__(f) *f;
+#define OFI_LIB_SYM(f) { #f, (void **)&ofi_lib.f },
+static struct {
+	OFI_LIB_FUNCS(OFI_LIB_DECL)
+	void *handle;
+} ofi_lib;
+static const struct michi_devlib_sym ofi_lib_syms[] = { OFI_LIB_FUNCS(OFI_LIB_SYM) { NULL, NULL } };
+static const char *const ofi_lib_names[] = { "libfabric.so.1", "libfabric.so", NULL };
+#define fi_getinfo ofi_lib.fi_getinfo
+#define fi_freeinfo ofi_lib.fi_freeinfo
+#define fi_dupinfo ofi_lib.fi_dupinfo
+#define fi_fabric ofi_lib.fi_fabric
+#define fi_strerror ofi_lib.fi_strerror
+#define fi_version ofi_lib.fi_version
+
 _Static_assert(sizeof(struct fi_context) <= MICHI_TAG_CTX_SIZE,
 	       "libfabric's operation context fits MTMI's request area");
 
@@ -989,7 +1013,7 @@ static void ofi_close_all(void)
 
 static struct fi_info *ofi_hints(uint64_t caps)
 {
-	struct fi_info *h = fi_allocinfo();
+	struct fi_info *h = fi_dupinfo(NULL);   /* fi_allocinfo, through the table */
 
 	if (!h)
 		return NULL;
@@ -1170,6 +1194,12 @@ static michi_status_t ofi_init(struct michi_job *job)
 	ssize_t rc;
 
 	michi_tunables_load();
+	/* loaded once, kept for the process (sessions may start it again) */
+	if (!ofi_lib.handle) {
+		st = michi_devlib_open("ofi", ofi_lib_names, ofi_lib_syms, &ofi_lib.handle);
+		if (st < 0)
+			return st;
+	}
 	ofi_close_all();
 	ofi.rank = job->rank;
 	ofi.size = job->size;

@@ -32,6 +32,51 @@
 #include <ucp/api/ucp.h>
 
 /*
+ * UCX's functions, resolved when the device starts (michi_devlib_open)
+ * rather than linked into libmpi, so that processes that do not use UCX
+ * do not load it. After the table, each name stands for its pointer (one
+ * more load on the call, no other cost); ucp_init is an inline wrapper
+ * of ucp_init_version, called here directly.
+ */
+#define UCX_LIB_FUNCS(X) X(ucp_config_read) X(ucp_config_release) X(ucp_init_version) \
+	X(ucp_cleanup) X(ucp_worker_create) X(ucp_worker_destroy) X(ucp_worker_get_address) \
+	X(ucp_worker_release_address) X(ucp_worker_get_efd) X(ucp_worker_arm) \
+	X(ucp_worker_progress) X(ucp_ep_create) X(ucp_ep_close_nbx) X(ucp_request_free) \
+	X(ucp_request_cancel) X(ucp_request_check_status) X(ucp_tag_send_nbx) \
+	X(ucp_tag_send_sync_nbx) X(ucp_tag_recv_nbx) X(ucp_tag_probe_nb) \
+	X(ucp_tag_msg_recv_nbx) X(ucs_status_string)
+#define UCX_LIB_DECL(f) __typeof__(f) *f;
+#define UCX_LIB_SYM(f) { #f, (void **)&ucx_lib.f },
+static struct {
+	UCX_LIB_FUNCS(UCX_LIB_DECL)
+	void *handle;
+} ucx_lib;
+static const struct michi_devlib_sym ucx_lib_syms[] = { UCX_LIB_FUNCS(UCX_LIB_SYM) { NULL, NULL } };
+static const char *const ucx_lib_names[] = { "libucp.so.0", "libucp.so", NULL };
+#define ucp_config_read ucx_lib.ucp_config_read
+#define ucp_config_release ucx_lib.ucp_config_release
+#define ucp_init_version ucx_lib.ucp_init_version
+#define ucp_cleanup ucx_lib.ucp_cleanup
+#define ucp_worker_create ucx_lib.ucp_worker_create
+#define ucp_worker_destroy ucx_lib.ucp_worker_destroy
+#define ucp_worker_get_address ucx_lib.ucp_worker_get_address
+#define ucp_worker_release_address ucx_lib.ucp_worker_release_address
+#define ucp_worker_get_efd ucx_lib.ucp_worker_get_efd
+#define ucp_worker_arm ucx_lib.ucp_worker_arm
+#define ucp_worker_progress ucx_lib.ucp_worker_progress
+#define ucp_ep_create ucx_lib.ucp_ep_create
+#define ucp_ep_close_nbx ucx_lib.ucp_ep_close_nbx
+#define ucp_request_free ucx_lib.ucp_request_free
+#define ucp_request_cancel ucx_lib.ucp_request_cancel
+#define ucp_request_check_status ucx_lib.ucp_request_check_status
+#define ucp_tag_send_nbx ucx_lib.ucp_tag_send_nbx
+#define ucp_tag_send_sync_nbx ucx_lib.ucp_tag_send_sync_nbx
+#define ucp_tag_recv_nbx ucx_lib.ucp_tag_recv_nbx
+#define ucp_tag_probe_nb ucx_lib.ucp_tag_probe_nb
+#define ucp_tag_msg_recv_nbx ucx_lib.ucp_tag_msg_recv_nbx
+#define ucs_status_string ucx_lib.ucs_status_string
+
+/*
  * ucp_tag_recv_nbx fills recv_info on an immediate completion only from
  * UCX 1.16 (openucx/ucx#9425, fixed by #9440); before, the length and
  * tag of a message that completed inside the call are lost. There the
@@ -540,6 +585,12 @@ static michi_status_t ucx_init(struct michi_job *job)
 	const char *tls = getenv("UCX_TLS");
 
 	michi_tunables_load();
+	/* loaded once, kept for the process (sessions may start it again) */
+	if (!ucx_lib.handle) {
+		st = michi_devlib_open("ucx", ucx_lib_names, ucx_lib_syms, &ucx_lib.handle);
+		if (st < 0)
+			return st;
+	}
 	memset(&ucx, 0, sizeof(ucx));
 	ucx.job = job;
 	ucx.rank = job->rank;
@@ -558,7 +609,7 @@ static michi_status_t ucx_init(struct michi_job *job)
 		params.field_mask |= UCP_PARAM_FIELD_ESTIMATED_NUM_PPN;
 		params.estimated_num_ppn = (size_t)job->local_size;
 	}
-	s = ucp_init(&params, config, &ucx.context);
+	s = ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, config, &ucx.context);
 	ucp_config_release(config);
 	if (s != UCS_OK) {
 		ucx.context = NULL;
