@@ -116,7 +116,7 @@ done
 
 awk -F, 'NR > 1 && $5 == "ok" { print $1, $2, $4 }' "$csv" | sort -k1,1 -k2,2n >"$build/pts"
 gnuplot <<EOF
-set terminal png size 800,500
+set terminal png size 800,500 noenhanced
 set output "$out/startup.png"
 set title "MPI_Init + MPI_Finalize job, oversubscribed on $(nproc) cores"
 set xlabel "ranks"; set ylabel "seconds (launcher to exit)"
