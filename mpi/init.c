@@ -45,32 +45,6 @@ static michi_status_t kvs_get(int from_rank, const char *key, char *val, size_t 
 	return pmi_get(from_rank, key, val, len);
 }
 
-static void hex_encode(const uint8_t *in, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[in[i] >> 4];
-		out[2 * i + 1] = digits[in[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-static int hex_decode(const char *in, uint8_t *out, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		unsigned v;
-
-		if (sscanf(in + 2 * i, "%2x", &v) != 1)
-			return -1;
-		out[i] = (uint8_t)v;
-	}
-	return 0;
-}
-
 /*
  * The job key: our mpirun presets michi-job-key before the ranks start;
  * under another process manager (Hydra, srun) rank 0 makes one and the
@@ -81,13 +55,13 @@ static michi_status_t job_key_put(int *have)
 	char hex[40];
 
 	*have = pmi_get(0, "michi-job-key", hex, sizeof(hex)) == MICHI_OK &&
-		hex_decode(hex, job.key, 16) == 0;
+		michi_hex_decode(hex, job.key, 16) == 0;
 	michi_err_clear();
 	if (*have || job.rank != 0)
 		return MICHI_OK;
 	if (getrandom(job.key, sizeof(job.key), 0) != (ssize_t)sizeof(job.key))
 		return michi_err(MICHI_ERR_IO, "getrandom failed for the job key");
-	hex_encode(job.key, 16, hex);
+	michi_hex_encode(job.key, 16, hex);
 	return pmi_put("michi-job-key-r0", hex);
 }
 
@@ -101,7 +75,7 @@ static michi_status_t job_key_get(int have)
 	st = pmi_get(0, "michi-job-key-r0", hex, sizeof(hex));
 	if (st)
 		return st;
-	if (hex_decode(hex, job.key, 16))
+	if (michi_hex_decode(hex, job.key, 16))
 		return michi_err(MICHI_ERR_PMI, "malformed job key from rank 0");
 	return MICHI_OK;
 }

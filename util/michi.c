@@ -50,6 +50,45 @@ void michi_err_clear(void)
 	err_msg[0] = '\0';
 }
 
+void michi_hex_encode(const void *in, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	const uint8_t *b = in;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int michi_hex_decode(const char *in, void *out, size_t n)
+{
+	uint8_t *b = out;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int hi = hex_digit(in[2 * i]), lo = hi < 0 ? -1 : hex_digit(in[2 * i + 1]);
+
+		if (lo < 0)
+			return -1;
+		b[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}
+
 const char *michi_status_str(michi_status_t st)
 {
 	switch (st) {

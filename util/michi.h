@@ -56,6 +56,12 @@ const char *michi_err_msg(void);   /* "" when none recorded */
 void michi_err_clear(void);
 const char *michi_status_str(michi_status_t st);
 
+/* Business cards and keys travel as text: lowercase hex of n bytes into
+ * out (2n + 1 characters with the NUL), and back from 2n digits (-1 on a
+ * character that is not one, out then partly written). */
+void michi_hex_encode(const void *in, size_t n, char *out);
+int michi_hex_decode(const char *in, void *out, size_t n);
+
 /* ---- logging ---------------------------------------------------------- */
 
 enum michi_log_level {

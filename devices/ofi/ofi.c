@@ -1155,31 +1155,13 @@ static michi_status_t ofi_open(void)
 	return MICHI_OK;
 }
 
-static void ofi_hex(const uint8_t *in, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[in[i] >> 4];
-		out[2 * i + 1] = digits[in[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
+/* A card's hex into at most max bytes: their number, or -1. */
 static int ofi_unhex(const char *in, uint8_t *out, size_t max)
 {
-	size_t n = strlen(in), i;
+	size_t n = strlen(in);
 
-	if (n % 2 || n / 2 > max)
+	if (n % 2 || n / 2 > max || michi_hex_decode(in, out, n / 2) < 0)
 		return -1;
-	for (i = 0; i < n / 2; i++) {
-		unsigned v;
-
-		if (sscanf(in + 2 * i, "%2x", &v) != 1)
-			return -1;
-		out[i] = (uint8_t)v;
-	}
 	return (int)(n / 2);
 }
 
@@ -1214,7 +1196,7 @@ static michi_status_t ofi_init(struct michi_job *job)
 		st = ofi_fail("fi_getname", rc);
 		goto err_close;
 	}
-	ofi_hex(name, namelen, card);
+	michi_hex_encode(name, namelen, card);
 	snprintf(key, sizeof(key), "ofi-%d", ofi.rank);
 	st = job->kvs_put(key, card);
 	if (st < 0) {

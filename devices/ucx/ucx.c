@@ -219,30 +219,6 @@ static void ucx_recv_cb(void *request, ucs_status_t s, const ucp_tag_recv_info_t
 
 /* ---- endpoints -------------------------------------------------------- */
 
-static int ucx_hex_val(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* Decode n hex digits at s into out; -1 on a bad digit. */
-static int ucx_hex_decode(const char *s, size_t n, uint8_t *out)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2) {
-		int hi = ucx_hex_val(s[i]), lo = ucx_hex_val(s[i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -1;
-		out[i / 2] = (uint8_t)(hi << 4 | lo);
-	}
-	return n % 2 ? -1 : 0;
-}
-
 /* Read rank's worker address from its card; *addr is malloc'd. */
 static michi_status_t ucx_card_get(int rank, uint8_t **addr, size_t *alen)
 {
@@ -266,7 +242,7 @@ static michi_status_t ucx_card_get(int rank, uint8_t **addr, size_t *alen)
 	hex++;
 	for (i = 1;; i++) {
 		n = strlen(hex);
-		if (n % 2 || have + n / 2 > len || ucx_hex_decode(hex, n, a + have) < 0) {
+		if (n % 2 || have + n / 2 > len || michi_hex_decode(hex, a + have, n / 2) < 0) {
 			st = michi_err(MICHI_ERR_PMI, "ucx: malformed business card %s of rank %d",
 				       key, rank);
 			goto err_free;
@@ -294,7 +270,6 @@ err_free:
 /* Publish our worker address, split over as many keys as it needs. */
 static michi_status_t ucx_card_put(const uint8_t *addr, size_t alen)
 {
-	static const char digits[] = "0123456789abcdef";
 	char key[48], val[UCX_CARD_CHUNK + 32];
 	size_t off = 0;
 	michi_status_t st;
@@ -309,11 +284,10 @@ static michi_status_t ucx_card_put(const uint8_t *addr, size_t alen)
 		} else {
 			snprintf(key, sizeof(key), "ucx-%d-%d", ucx.rank, part);
 		}
-		for (k = 0; k < UCX_CARD_CHUNK / 2 && off < alen; k++, off++) {
-			val[n++] = digits[addr[off] >> 4];
-			val[n++] = digits[addr[off] & 15];
-		}
-		val[n] = '\0';
+		k = alen - off < UCX_CARD_CHUNK / 2 ? alen - off : UCX_CARD_CHUNK / 2;
+		michi_hex_encode(addr + off, k, val + n);
+		n += 2 * k;
+		off += k;
 		st = ucx.job->kvs_put(key, val);
 		if (st < 0)
 			return michi_err(st, "ucx: cannot publish business card %s (%zu bytes)",
