@@ -6,11 +6,12 @@
  * TCP connection or the stdio of `ssh host michi-proxy`) in the same
  * `cmd=... key=value` line format as PMI-1 (util/pmi_wire.h), with free
  * text percent-encoded. Launcher to proxy: job (with host=, the ranks'
- * host identity), kv, app (ranks first + j * stride, j < n; one line per
- * run of equal stride, each followed by its arg and env lines), arg, env,
- * start, fence_out, kill. Proxy to launcher: hello (a remote proxy's first line,
- * with the cookie), started, kv, fence_in, abort, exit, done. See
- * launch/proxy.c for the order of a job.
+ * host identity), wdir (their working directory), kv, app (ranks first +
+ * j * stride, j < n; one line per run of equal stride, each followed by
+ * its arg and env lines), arg, env, start, fence_out, kill. Proxy to
+ * launcher: hello (a remote proxy's first line, with the cookie), started,
+ * kv, fence_in, abort, error (the proxy's own failure, for mpirun to
+ * print), exit, done. See launch/proxy.c for the order of a job.
  */
 #ifndef MICHI_LAUNCH_H
 #define MICHI_LAUNCH_H

@@ -36,6 +36,7 @@
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -88,6 +89,8 @@ enum {
 	MR_LAUNCH_EXEC,     /* every host through the template */
 	MR_LAUNCH_SLURM,    /* every host through srun, inside an allocation */
 };
+
+enum { MR_ENV_ALL, MR_ENV_LIST, MR_ENV_NONE };
 
 #define MR_SSH_TEMPLATE "ssh -x {host}"
 /* one task per host; --mpi=none: the proxy serves PMI to its ranks, srun
@@ -143,6 +146,10 @@ static struct {
 	int napps;
 	struct mr_env *genv;
 	int ngenv;
+	int envfw;           /* MR_ENV_*: mpirun's environment on other hosts */
+	const char *envlist; /* -genvlist */
+	char *wdir;          /* ranks' working directory */
+	int wdir_given;      /* -wdir: a host without it fails the job */
 	int label;
 	double timeout;
 	int size;
@@ -205,8 +212,15 @@ static void mr_usage(FILE *f)
 		"                       l3cache, socket, numa (needs hwloc; MICHI_BIND_TO)\n"
 		"  --report-bindings    print each rank's binding to stderr (MICHI_REPORT_BINDINGS)\n"
 		"  --oversubscribe, --allow-run-as-root: accepted, always in effect\n"
-		"  -genvall             accepted: a forked proxy passes the whole environment;\n"
-		"                       a remote one only -genv and -x variables\n"
+		"  -genvall             ranks on other hosts get mpirun's environment (the\n"
+		"                       default, as MPICH; host-specific variables such as\n"
+		"                       HOSTNAME, PWD, SSH_*, SLURM_*, PMI_* stay behind)\n"
+		"  -genvlist A,B        ... only these variables (and -genv, -x)\n"
+		"  -genvnone            ... none of it (only -genv, -x); ranks on this host\n"
+		"                       always inherit mpirun's environment\n"
+		"  -wdir DIR            ranks start in DIR (-wd, --wdir, -gwdir); default:\n"
+		"                       mpirun's directory, or the home directory (with a\n"
+		"                       warning) on a host without it\n"
 		"  -h, --help           this text\n"
 		"  --version            print the version\n"
 		"Each rank gets PMI_FD/PMI_RANK/PMI_SIZE (PMI-1); stdin goes to rank 0\n"
@@ -342,6 +356,39 @@ static int mr_parse_launcher(const char *s)
 	return -1;
 }
 
+/*
+ * The ranks' working directory as an absolute path: -wdir (relative to
+ * ours), else ours, spelled as $PWD when that names it (a symlinked home
+ * is more likely to exist by that name on the other hosts).
+ */
+static int mr_wdir_setup(void)
+{
+	char cwd[PATH_MAX], *w;
+	const char *pwd = getenv("PWD");
+	struct stat a, b;
+
+	if (pwd && pwd[0] == '/' && stat(pwd, &a) == 0 && stat(".", &b) == 0 &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino && strlen(pwd) < sizeof(cwd))
+		strcpy(cwd, pwd);
+	else if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = '\0';   /* removed under us: ranks start where proxies do */
+	if (!mr.wdir) {
+		mr.wdir = cwd[0] ? strdup(cwd) : NULL;
+		return 0;
+	}
+	if (mr.wdir[0] != '/') {
+		if (!cwd[0])
+			return mr_bad("-wdir %s is relative, and mpirun's directory is gone", mr.wdir);
+		w = malloc(strlen(cwd) + strlen(mr.wdir) + 2);
+		if (!w)
+			return mr_bad("%s", "out of memory");
+		sprintf(w, "%s/%s", cwd, mr.wdir);
+		free(mr.wdir);
+		mr.wdir = w;
+	}
+	return 0;
+}
+
 /* Returns 1 when the program should exit 0 (help, version), -1 on error. */
 static int mr_parse(int argc, char **argv)
 {
@@ -422,11 +469,27 @@ static int mr_parse(int argc, char **argv)
 				launch_bind_to = argv[++i];   /* checked below */
 			} else if (!strcmp(o, "-report-bindings")) {
 				launch_report_bindings = 1;
-			} else if (!strcmp(o, "-genvall") || !strcmp(o, "-oversubscribe") ||
+			} else if (!strcmp(o, "-genvall")) {
+				mr.envfw = MR_ENV_ALL;
+			} else if (!strcmp(o, "-genvnone")) {
+				mr.envfw = MR_ENV_NONE;
+			} else if (!strcmp(o, "-genvlist")) {
+				if (!has1)
+					return mr_bad("%s needs a comma-separated list of names", argv[i]);
+				mr.envfw = MR_ENV_LIST;
+				mr.envlist = argv[++i];
+			} else if (!strcmp(o, "-wdir") || !strcmp(o, "-wd") || !strcmp(o, "-gwdir")) {
+				if (!has1 || !argv[i + 1][0])
+					return mr_bad("%s needs a directory", argv[i]);
+				free(mr.wdir);
+				mr.wdir = strdup(argv[++i]);
+				if (!mr.wdir)
+					return mr_bad("%s", "out of memory");
+				mr.wdir_given = 1;
+			} else if (!strcmp(o, "-oversubscribe") ||
 				   !strcmp(o, "-allow-run-as-root")) {
-				/* what these ask for is the default here: the
-				 * environment is inherited, oversubscription and
-				 * root are allowed */
+				/* what these ask for is the default here:
+				 * oversubscription and root are allowed */
 			} else if (!strcmp(o, "-h") || !strcmp(o, "-help")) {
 				mr_usage(stdout);
 				return 1;
@@ -455,7 +518,7 @@ static int mr_parse(int argc, char **argv)
 	/* --bind-to, else MICHI_BIND_TO */
 	if (mr_parse_bind(launch_bind_to) < 0)
 		return -1;
-	return 0;
+	return mr_wdir_setup();
 }
 
 /* ---- starting the proxy ----------------------------------------------- */
@@ -715,6 +778,77 @@ static const char *mr_identity(const struct mr_proxy *p)
 	return mr_is_local(p->host) ? michi_hostname() : p->host;
 }
 
+/*
+ * Variables of mpirun's environment that describe this host, this login
+ * or a job around mpirun, not the job's ranks: a proxy on another host
+ * keeps its own. The proxy sets the PMI variables itself in any case.
+ */
+static int mr_env_stays(const char *name, size_t len)
+{
+	static const char *const exact[] = {
+		"HOSTNAME", "HOST", "PWD", "OLDPWD", "SHLVL", "_", "DISPLAY", "XAUTHORITY",
+		"MICHI_HOSTNAME", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", NULL
+	};
+	static const char *const prefix[] = { "SSH_", "SLURM_", "PMI_", "PMIX_", NULL };
+	int k;
+
+	for (k = 0; exact[k]; k++)
+		if (strlen(exact[k]) == len && !memcmp(exact[k], name, len))
+			return 1;
+	for (k = 0; prefix[k]; k++)
+		if (len >= strlen(prefix[k]) && !memcmp(prefix[k], name, strlen(prefix[k])))
+			return 1;
+	return 0;
+}
+
+static int mr_env_listed(const char *name, size_t len)
+{
+	const char *l = mr.envlist;
+
+	while (l && *l) {
+		size_t n = strcspn(l, ",");
+
+		if (n == len && !memcmp(l, name, len))
+			return 1;
+		l += n + (l[n] == ',');
+	}
+	return 0;
+}
+
+/*
+ * mpirun's environment for a proxy on another host (which does not
+ * inherit it), lowest priority: -genv, -x and -env follow and win.
+ */
+static int mr_send_environ(struct mr_proxy *p)
+{
+	extern char **environ;
+	char **e;
+
+	if (p->local || mr.envfw == MR_ENV_NONE)
+		return 0;
+	for (e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+		struct mr_env v;
+		size_t len;
+		int rc;
+
+		if (!eq || eq == *e)
+			continue;
+		len = (size_t)(eq - *e);
+		if (mr.envfw == MR_ENV_LIST ? !mr_env_listed(*e, len) : mr_env_stays(*e, len))
+			continue;
+		v.name = strndup(*e, len);
+		v.value = (char *)eq + 1;
+		if (!v.name)
+			return -1;
+		rc = mr_send_env(p, &v);
+		free(v.name);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The arguments and environment of app a, after its app line. */
 static int mr_send_app_body(struct mr_proxy *p, int i)
 {
@@ -739,6 +873,8 @@ static int mr_send_app_body(struct mr_proxy *p, int i)
 		if (rc < 0)
 			return -1;
 	}
+	if (mr_send_environ(p) < 0)
+		return -1;
 	for (j = 0; j < mr.ngenv; j++)
 		if (mr_send_env(p, &mr.genv[j]) < 0)
 			return -1;
@@ -746,6 +882,27 @@ static int mr_send_app_body(struct mr_proxy *p, int i)
 		if (mr_send_env(p, &a->env[j]) < 0)
 			return -1;
 	return 0;
+}
+
+/* Where its ranks start: a line of its own, a path can be long. */
+static int mr_send_wdir(struct mr_proxy *p)
+{
+	struct pmi_wire_out o;
+	size_t cap;
+	char *line;
+	int rc;
+
+	if (!mr.wdir)
+		return 0;
+	cap = 3 * strlen(mr.wdir) + 64;
+	if (!(line = malloc(cap)))
+		return -1;
+	pmi_wire_begin(&o, line, cap, "wdir");
+	launch_add_text(&o, "path", mr.wdir);
+	pmi_wire_add_int(&o, "required", mr.wdir_given);
+	rc = mr_send(p, &o);
+	free(line);
+	return rc;
 }
 
 /* The job as one proxy sees it: its slice of every app context. */
@@ -767,7 +924,7 @@ static int mr_send_job(struct mr_proxy *p)
 	launch_add_text(&o, "host", mr_identity(p));
 	pmi_wire_add(&o, "bind", launch_bind_to);
 	pmi_wire_add_int(&o, "report_bindings", launch_report_bindings);
-	if (mr_send(p, &o) < 0)
+	if (mr_send(p, &o) < 0 || mr_send_wdir(p) < 0)
 		return -1;
 	pmi_wire_begin(&o, line, sizeof(line), "kv");
 	pmi_wire_add(&o, "key", PMI_WIRE_JOB_KEY);
@@ -967,6 +1124,14 @@ static void mr_ctl_line(int idx, const struct pmi_wire_msg *m)
 		mr_on_exit(p, m);
 	} else if (!strcmp(cmd, "abort")) {
 		mr_on_abort(p, m);
+	} else if (!strcmp(cmd, "error")) {
+		const char *msg = pmi_wire_get(m, "message");
+		char *text = strdup(msg ? msg : "");
+
+		if (text)
+			pmi_wire_unescape(text);
+		mr_fail(1, "proxy on host %s: %s; job aborted", p->host, text ? text : "failed");
+		free(text);
 	} else if (!strcmp(cmd, "done")) {
 		p->done = 1;
 	} else {

@@ -337,6 +337,29 @@ static void proxy_ctl_send(struct pmi_wire_out *o)
 	}
 }
 
+/*
+ * A failure of this proxy's own (a bad job, a -wdir it cannot enter):
+ * mpirun prints it and ends the job. Over ssh the proxy's stderr may be
+ * cut off by that end, so the control stream carries it; stderr too when
+ * mpirun is gone.
+ */
+static void proxy_report_error(const char *msg)
+{
+	size_t cap = 3 * strlen(msg) + 64;
+	char *line = malloc(cap);
+	struct pmi_wire_out o;
+
+	if (px.ctl < 0 || !line) {
+		michi_error("%s", msg);
+		free(line);
+		return;
+	}
+	pmi_wire_begin(&o, line, cap, "error");
+	launch_add_text(&o, "message", msg);
+	proxy_ctl_send(&o);
+	free(line);
+}
+
 static void proxy_report_exit(struct proxy_rank *r, int status)
 {
 	char line[512];
@@ -696,6 +719,9 @@ static void proxy_child(struct proxy_rank *r, const struct proxy_app *a,
 	fd = fcntl(pmi_fd, F_DUPFD, 3);
 	if (fd < 0)
 		_exit(127);
+	/* the job's variables first: the launcher's own below win */
+	for (i = 0; i < a->nenv; i++)
+		setenv(a->env[2 * i], a->env[2 * i + 1], 1);
 	snprintf(num, sizeof(num), "%d", fd);
 	setenv("PMI_FD", num, 1);
 	snprintf(num, sizeof(num), "%d", r->rank);
@@ -712,8 +738,6 @@ static void proxy_child(struct proxy_rank *r, const struct proxy_app *a,
 		setenv("MICHI_HOSTNAME", px.host, 1);
 	unsetenv("PMI_PORT");
 	unsetenv("PMI_ID");
-	for (i = 0; i < a->nenv; i++)
-		setenv(a->env[2 * i], a->env[2 * i + 1], 1);
 	proxy_bind_child(r);
 	execvp(a->argv[0], a->argv);
 	fprintf(stderr, "mpirun: cannot run '%s' (rank %d on %s): %m\n",
@@ -852,6 +876,40 @@ static void proxy_begin_kill(void)
 	proxy_kill_all(SIGTERM);
 }
 
+/*
+ * mpirun's working directory (or -wdir) for the ranks: the proxy moves
+ * there itself. Missing here: with -wdir the job fails, else its ranks on
+ * this host start in the home directory, and the user is told.
+ */
+static michi_status_t proxy_chdir(const struct pmi_wire_msg *m)
+{
+	char *path = proxy_text(m, "path");
+	const char *host = px.host && *px.host ? px.host : michi_hostname();
+	const char *home = getenv("HOME");
+	michi_status_t st = MICHI_OK;
+	int required = 0;
+
+	if (!path)
+		return michi_err(MICHI_ERR_NOMEM, "proxy: no memory for the working directory");
+	if (pmi_wire_get(m, "required"))
+		pmi_wire_get_int(m, "required", &required);
+	if (chdir(path) < 0) {
+		int e = errno;
+
+		if (required) {
+			st = michi_err(MICHI_ERR_INVAL, "cannot enter the working directory %s "
+				       "(-wdir): %s", path, strerror(e));
+		} else {
+			if (!home || chdir(home) < 0)
+				home = chdir("/") == 0 ? "/" : "the proxy's directory";
+			michi_warn("host %s has no directory %s (%s); its ranks start in %s",
+				   host, path, strerror(e), home);
+		}
+	}
+	free(path);
+	return st;
+}
+
 static michi_status_t proxy_ctl_line(const struct pmi_wire_msg *m, int *started)
 {
 	const char *cmd = pmi_wire_cmd(m);
@@ -893,6 +951,8 @@ static michi_status_t proxy_ctl_line(const struct pmi_wire_msg *m, int *started)
 			launch_keepalive = atoi(k) / 1000.0;
 			launch_ctl_keepalive(px.ctl, launch_keepalive);
 		}
+	} else if (strcmp(cmd, "wdir") == 0) {
+		return proxy_chdir(m);
 	} else if (strcmp(cmd, "kv") == 0) {
 		const char *k = pmi_wire_get(m, "key"), *v = pmi_wire_get(m, "value");
 
@@ -1141,7 +1201,7 @@ static michi_status_t proxy_loop(struct pmi_wire_reader *ctl_rd)
 				if (nx == MICHI_OK)
 					nx = proxy_ctl_line(&m, &started);
 				if (nx < 0) {
-					michi_error("%s", michi_err_msg());
+					proxy_report_error(michi_err_msg());
 					michi_err_clear();
 					proxy_begin_kill();
 					if (!started)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Command-line handling: --help and --version exit 0, unknown options and
-# missing arguments are clear errors, oversubscription prints one note.
+# missing arguments are clear errors, oversubscription prints one note,
+# the working directory is kept or set by -wdir.
 . "$(dirname "$0")/common.sh"
 
 timeout 10 "$MPIRUN" --help | grep -q 'usage: mpirun' || fail "--help"
@@ -21,4 +22,16 @@ timeout 60 "$MPIRUN" -np $n true 2>"$WORK/err" || fail "oversubscribed job faile
 	fail "no oversubscription note: $(cat "$WORK/err")"
 timeout 60 "$MPIRUN" -np 1 true 2>"$WORK/err" || fail "1-rank job failed"
 [ ! -s "$WORK/err" ] || fail "unexpected stderr: $(cat "$WORK/err")"
+# ranks start in mpirun's directory, or -wdir's (relative to it); a
+# missing -wdir fails the job with the directory named
+mkdir -p "$WORK/sub" || fail "mkdir"
+[ "$(cd "$WORK/sub" && timeout 20 "$MPIRUN" -n 1 pwd)" = "$WORK/sub" ] || fail "cwd not kept"
+[ "$(cd "$WORK/sub" && timeout 20 "$MPIRUN" -wdir .. -n 1 pwd)" = "$WORK" ] ||
+	fail "-wdir .. not honoured"
+[ "$(timeout 20 "$MPIRUN" --wdir "$WORK/sub" -n 1 pwd)" = "$WORK/sub" ] || fail "--wdir"
+timeout 20 "$MPIRUN" -wdir "$WORK/none" -n 2 true 2>"$WORK/err"
+[ $? -ne 0 ] || fail "missing -wdir accepted"
+grep -q "proxy on host .*: cannot enter the working directory $WORK/none" "$WORK/err" ||
+	fail "unclear -wdir failure: $(cat "$WORK/err")"
+timeout 10 "$MPIRUN" -genvlist 2>"$WORK/err"; [ $? -ne 0 ] || fail "-genvlist without names"
 exit 0

@@ -7,6 +7,8 @@
  * after the send (a first round opens the connections, so the measured
  * one sends nothing else). Prints
  *   netcheck rank R host H
+ *   netcheck rank R cwd DIR
+ *   netcheck rank R NETCHECK_ENV=VALUE|(unset)
  *   netcheck rank R peer P host Q via shm|tcp|self|?
  * and checks itself that a peer of the same host name is served by shm
  * and one of another by tcp; exits 1 on any failure, after MPI_Finalize.
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int rank, size, failed;
 static MPI_T_pvar_session session;
@@ -52,6 +55,7 @@ int main(int argc, char **argv)
 {
 	char name[MPI_MAX_PROCESSOR_NAME], *names;
 	MPI_T_pvar_handle shm, tcp;
+	char dir[4096];
 	long token, sum;
 	int provided, len, d, round;
 
@@ -61,6 +65,10 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	MPI_Get_processor_name(name, &len);
 	printf("netcheck rank %d host %s\n", rank, name);
+	if (getcwd(dir, sizeof(dir)))
+		printf("netcheck rank %d cwd %s\n", rank, dir);
+	printf("netcheck rank %d NETCHECK_ENV=%s\n", rank,
+	       getenv("NETCHECK_ENV") ? getenv("NETCHECK_ENV") : "(unset)");
 	names = calloc((size_t)size, MPI_MAX_PROCESSOR_NAME);
 	MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME,
 		      MPI_CHAR, MPI_COMM_WORLD);
