@@ -44,6 +44,8 @@
 #include <hwloc.h>
 #endif
 
+int michi_tag_inline;
+
 struct michi_device *michi_devices[] = {
 	&michi_device_self,
 	&michi_device_shm,
@@ -356,7 +358,19 @@ michi_status_t michi_devlib_open(const char *dev, const char *const *sonames,
 
 const struct michi_tag_ops *michi_devices_tagged(void)
 {
-	return devices_forced && devices_npoll ? devices_forced->tagged : NULL;
+	const struct michi_tag_ops *ops = devices_forced && devices_npoll ?
+					  devices_forced->tagged : NULL;
+
+	michi_tag_inline = MICHI_TAG_INLINE_NONE;
+#if defined(HAVE_UCX) && !defined(MICHI_BYTE_DEVICES_ONLY)
+	if (ops == &michi_ucx_tag_ops)
+		michi_tag_inline = MICHI_TAG_INLINE_UCX;
+#endif
+#if defined(HAVE_OFI) && !defined(MICHI_BYTE_DEVICES_ONLY)
+	if (ops == &michi_ofi_tag_ops)
+		michi_tag_inline = MICHI_TAG_INLINE_OFI;
+#endif
+	return ops;
 }
 
 michi_status_t michi_devices_post_fence(struct michi_job *job)

@@ -332,4 +332,65 @@ void mtmi_dev_peer_failed(int peer, michi_status_t st);
  * tag and len are the matched message's (receives). */
 void mtmi_dev_tag_done(void *ctx, michi_status_t st, uint64_t tag, size_t len);
 
+/* ---- a matching device's send and receive ----------------------------- */
+
+#ifndef MICHI_DEV_NO_INLINE
+#ifdef HAVE_UCX
+#include "ucx/ucx_fast.h"
+#endif
+#ifdef HAVE_OFI
+#include "ofi/ofi_fast.h"
+#endif
+#endif
+
+/* The matching device whose inline path a caller of michi_tag_send()
+ * and michi_tag_recv() should name, set with the job's devices
+ * (device.c; NONE also when a byte device serves the job). */
+enum { MICHI_TAG_INLINE_NONE, MICHI_TAG_INLINE_UCX, MICHI_TAG_INLINE_OFI };
+extern int michi_tag_inline MICHI_HIDDEN;
+
+/*
+ * A standard send and a receive through the job's matching device, ops
+ * (mtmi_tag). dev, a constant, names the device (michi_tag_inline) whose
+ * inline path is compiled in, so that MTMI's native backend makes no
+ * call of ours before the library's (DESIGN.md §2): a caller's hot path
+ * is compiled once per device and chosen at MPI_Init. NONE goes through
+ * the ops. Arguments as the ops'.
+ */
+static inline __attribute__((always_inline)) michi_status_t
+michi_tag_send(const struct michi_tag_ops *ops, int dev, int peer, const void *buf, size_t len,
+	       uint64_t tag, void *ctx)
+{
+#ifndef MICHI_DEV_NO_INLINE
+#ifdef HAVE_UCX
+	if (dev == MICHI_TAG_INLINE_UCX)
+		return ucx_send_fast(peer, buf, len, tag, ctx);
+#endif
+#ifdef HAVE_OFI
+	if (dev == MICHI_TAG_INLINE_OFI)
+		return ofi_send_fast(peer, buf, len, tag, ctx);
+#endif
+#endif
+	(void)dev;
+	return ops->send(peer, buf, len, tag, 0, ctx);
+}
+
+static inline __attribute__((always_inline)) michi_status_t
+michi_tag_recv(const struct michi_tag_ops *ops, int dev, int peer, void *buf, size_t len,
+	       uint64_t tag, uint64_t ignore, void *ctx)
+{
+#ifndef MICHI_DEV_NO_INLINE
+#ifdef HAVE_UCX
+	if (dev == MICHI_TAG_INLINE_UCX)
+		return ucx_recv_fast(buf, len, tag, ignore, ctx);
+#endif
+#ifdef HAVE_OFI
+	if (dev == MICHI_TAG_INLINE_OFI)
+		return ofi_recv_fast(peer, buf, len, tag, ignore, ctx);
+#endif
+#endif
+	(void)dev;
+	return ops->recv(peer, buf, len, tag, ignore, ctx);
+}
+
 #endif

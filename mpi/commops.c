@@ -261,6 +261,7 @@ struct michi_comm *michi_comm_new(const struct michi_comm *parent, const int *wo
 	memcpy(c->peers, world, (size_t)n * sizeof(int));
 	c->ctx = ctx;
 	c->rank = rank;
+	c->native_base = mtmi_native_base(ctx, rank);
 	c->size = n;
 	c->errhandler = parent->errhandler;   /* inherited: one more user */
 	michi_errhandler_ref(c->errhandler, 1);

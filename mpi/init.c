@@ -14,6 +14,7 @@
 #include "info.h"
 #include "attr.h"
 #include "mpit.h"
+#include "pt2pt.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -138,6 +139,7 @@ static void comm_init_predefined(void)
 	michi_comm_world.rank = job.rank;
 	michi_comm_world.size = job.size;
 	michi_comm_world.ctx = 0;
+	michi_comm_world.native_base = mtmi_native_base(0, job.rank);
 	michi_comm_world.peers = malloc((size_t)job.size * sizeof(int));
 	for (i = 0; i < job.size; i++)
 		michi_comm_world.peers[i] = i;
@@ -150,6 +152,7 @@ static void comm_init_predefined(void)
 	michi_comm_self.rank = 0;
 	michi_comm_self.size = 1;
 	michi_comm_self.ctx = 2;
+	michi_comm_self.native_base = mtmi_native_base(2, 0);
 	michi_comm_self.peers = &self_peer;
 	michi_comm_self.errhandler = MPI_ERRORS_ARE_FATAL;
 	michi_comm_self.handle = MPI_COMM_SELF;
@@ -186,6 +189,7 @@ static void mt_update(void)
 		(uint32_t)michi_state.tag_ub + 1 : 0;
 	michi_state.native_tag_end = michi_state.fast && mtmi_tag ?
 		(uint32_t)michi_state.tag_ub + 1 : 0;
+	michi_pt2pt_choose();
 }
 
 void michi_mt_mpi(int on)

@@ -327,6 +327,9 @@ struct michi_comm {
 	uint32_t ctx;          /* point-to-point context; ctx + 1 for collectives */
 	int rank, size;
 	int *peers;            /* world rank of each comm rank */
+	/* the context and rank bits of its sends' match tags over a
+	 * matching device (mtmi_native_base(ctx, rank)), set with them */
+	uint64_t native_base;
 	MPI_Errhandler errhandler;
 	MPI_Comm handle;
 	struct michi_comm *next_live;   /* user communicators (mpi/commops.c) */

@@ -361,49 +361,84 @@ isend_checked_iov(const void *buf, int count, MPI_Datatype datatype, int dest, i
 
 /*
  * MPI_Isend and MPI_Irecv over a matching device (MTMI's native backend):
- * the fast path's checks passed (Irecv's are made here: a wildcard is
- * as cheap as any source there), and one call of the device's tagged
- * send or receive does the rest. Anything unusual (no free request, an
- * error to report) goes to the general path, which checks again.
+ * MPI_Isend and MPI_Irecv send every call here on their first check
+ * (fast_tag_end is 0), and after its own checks one call of the device's
+ * tagged send or receive does the rest; the communicator keeps the
+ * context and rank bits of the match tag. Anything unusual (a bad
+ * argument, PROC_NULL, no free request, an error to report) goes to the
+ * general path, which checks again. The handle is stored before the
+ * device's call, so that nothing but the request lives across it. Each
+ * is compiled once per matching device with an inline path
+ * (michi_tag_send), and michi_pt2pt_choose() picks at MPI_Init.
  */
 static int irecv_any(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 		     MPI_Comm comm, MPI_Request *request);
 
-static __attribute__((noinline)) int
-isend_native(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-	     MPI_Comm comm, MPI_Request *request)
+static __attribute__((noinline, cold)) int
+native_start_error(struct michi_request *r, michi_status_t st, MPI_Request *request,
+		   const char *fname)
 {
-	struct michi_comm *c = michi_comm_get(comm);
-	struct michi_request *r = michi_obj_pop(MICHI_KIND_REQUEST);
-	michi_status_t st;
+	struct michi_comm *c = r->comm;
 
-	if (unlikely(!r))
-		return isend_checked(buf, count, datatype, dest, tag, comm, request);
-	r->kind = MICHI_REQ_SEND;
-	r->comm = c;
-	r->m.on_complete = NULL;
-	st = mtmi_native_isend(buf, (size_t)count * (((uint32_t)datatype >> 8) & 0xff),
-			       c->peers[dest], c->rank, tag, c->ctx, MTMI_MODE_STANDARD, &r->m);
-	if (unlikely(st < 0)) {
-		michi_req_free(r);
-		return michi_start_error(c, st, "MPI_Isend");
-	}
-	*request = (MPI_Request)michi_p2h(r);
-	return MPI_SUCCESS;
+	*request = MPI_REQUEST_NULL;
+	michi_req_free(r);
+	return michi_start_error(c, st, fname);
 }
 
-static __attribute__((noinline)) int
-irecv_native(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-	     MPI_Comm comm, MPI_Request *request)
+static inline __attribute__((always_inline)) int
+isend_native(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	     MPI_Comm comm, MPI_Request *request, int dev)
 {
 	struct michi_comm *c = michi_comm_get(comm);
 	struct michi_request *r;
 	michi_status_t st;
 
 	if (unlikely(!c || !request || !buf || count < 0 ||
-		     ((unsigned)source >= (unsigned)c->size && source != MPI_ANY_SOURCE) ||
-		     ((unsigned)tag >= michi_state.native_tag_end && tag != MPI_ANY_TAG) ||
+		     (unsigned)dest >= (unsigned)c->size ||
+		     (unsigned)tag >= michi_state.native_tag_end ||
 		     !michi_dt_builtin_valid(datatype)))
+		return isend_standard(buf, count, datatype, dest, tag, comm, request);
+	r = michi_obj_pop(MICHI_KIND_REQUEST);
+	if (unlikely(!r))
+		return isend_checked(buf, count, datatype, dest, tag, comm, request);
+	r->kind = MICHI_REQ_SEND;
+	r->comm = c;
+	r->m.on_complete = NULL;
+	*request = (MPI_Request)michi_p2h(r);
+	st = mtmi_native_isend_mt(buf, (size_t)count * (((uint32_t)datatype >> 8) & 0xff),
+				  c->peers[dest], c->native_base | (uint32_t)tag,
+				  MTMI_MODE_STANDARD, &r->m, 0, dev);
+	if (unlikely(st < 0))
+		return native_start_error(r, st, request, "MPI_Isend");
+	return MPI_SUCCESS;
+}
+
+static inline __attribute__((always_inline)) int
+irecv_native(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+	     MPI_Comm comm, MPI_Request *request, int dev)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	struct michi_request *r;
+	uint64_t t, ignore = 0;
+	michi_status_t st;
+	int peer = -1;
+
+	if (unlikely(!c || !request || !buf || count < 0 || !michi_dt_builtin_valid(datatype)))
+		return irecv_any(buf, count, datatype, source, tag, comm, request);
+	t = (uint64_t)c->ctx << MTMI_NT_CTX_SHIFT;
+	if (likely((unsigned)source < (unsigned)c->size)) {
+		t |= (uint64_t)(uint32_t)source << MTMI_NT_SRC_SHIFT;
+		peer = c->peers[source];
+	} else if (source == MPI_ANY_SOURCE) {
+		ignore = MTMI_NT_SRC_MASK;
+	} else {
+		return irecv_any(buf, count, datatype, source, tag, comm, request);
+	}
+	if (likely((unsigned)tag < michi_state.native_tag_end))
+		t |= (uint32_t)tag;
+	else if (tag == MPI_ANY_TAG)
+		ignore |= MTMI_NT_TAG_MASK;
+	else
 		return irecv_any(buf, count, datatype, source, tag, comm, request);
 	r = michi_obj_pop(MICHI_KIND_REQUEST);
 	if (unlikely(!r))
@@ -411,18 +446,70 @@ irecv_native(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 	r->kind = MICHI_REQ_RECV;
 	r->comm = c;
 	r->m.on_complete = NULL;
-	st = mtmi_native_irecv(buf, (size_t)count * (((uint32_t)datatype >> 8) & 0xff),
-			       recv_peer(c, source), source, tag, c->ctx, &r->m);
-	if (unlikely(st < 0)) {
-		michi_req_free(r);
-		return michi_start_error(c, st, "MPI_Irecv");
-	}
 	*request = (MPI_Request)michi_p2h(r);
+	st = mtmi_native_irecv_mt(buf, (size_t)count * (((uint32_t)datatype >> 8) & 0xff),
+				  peer, t, ignore, &r->m, dev);
+	if (unlikely(st < 0))
+		return native_start_error(r, st, request, "MPI_Irecv");
 	return MPI_SUCCESS;
 }
 
-int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-	       MPI_Comm comm, MPI_Request *request)
+#define NATIVE_PT2PT(name, dev) \
+	static __attribute__((noinline)) int \
+	isend_native_##name(const void *buf, int count, MPI_Datatype datatype, int dest, \
+			    int tag, MPI_Comm comm, MPI_Request *request) \
+	{ \
+		return isend_native(buf, count, datatype, dest, tag, comm, request, dev); \
+	} \
+	static __attribute__((noinline)) int \
+	irecv_native_##name(void *buf, int count, MPI_Datatype datatype, int source, \
+			    int tag, MPI_Comm comm, MPI_Request *request) \
+	{ \
+		return irecv_native(buf, count, datatype, source, tag, comm, request, dev); \
+	}
+NATIVE_PT2PT(ops, MICHI_TAG_INLINE_NONE)
+#ifdef HAVE_UCX
+NATIVE_PT2PT(ucx, MICHI_TAG_INLINE_UCX)
+#endif
+#ifdef HAVE_OFI
+NATIVE_PT2PT(ofi, MICHI_TAG_INLINE_OFI)
+#endif
+
+/* Where MPI_Isend and MPI_Irecv send what their tag check refuses (named
+ * for the dispatchers below). */
+typedef int (*isend_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+typedef int (*irecv_fn)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+static isend_fn isend_other __asm__("michi_isend_other") __attribute__((used)) = isend_standard;
+static irecv_fn irecv_other __asm__("michi_irecv_other") __attribute__((used)) = irecv_any;
+
+void michi_pt2pt_choose(void)
+{
+	isend_other = isend_standard;
+	irecv_other = irecv_any;
+	if (!mtmi_tag)
+		return;
+	isend_other = isend_native_ops;
+	irecv_other = irecv_native_ops;
+#ifdef HAVE_UCX
+	if (michi_tag_inline == MICHI_TAG_INLINE_UCX) {
+		isend_other = isend_native_ucx;
+		irecv_other = irecv_native_ucx;
+	}
+#endif
+#ifdef HAVE_OFI
+	if (michi_tag_inline == MICHI_TAG_INLINE_OFI) {
+		isend_other = isend_native_ofi;
+		irecv_other = irecv_native_ofi;
+	}
+#endif
+}
+
+/* MPI_Isend over the byte devices, its tag checked (MPI_Isend below). */
+static int isend_bytes(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+		       MPI_Comm comm, MPI_Request *request)
+	__asm__("michi_isend_bytes") __attribute__((used, noinline));
+static int isend_bytes(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+		       MPI_Comm comm, MPI_Request *request)
 {
 	struct michi_comm *c = michi_comm_get(comm);
 	struct michi_request *r;
@@ -432,15 +519,11 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	int peer;
 
 	/* outside MPI_Init..MPI_Finalize every communicator's size is 0
-	 * (mpi/init.c), so the rank check also sends those calls on; under
-	 * MPI_THREAD_MULTIPLE fast_tag_end is 0, so the tag check sends
-	 * every call to the general path and its MICHI_GATE */
+	 * (mpi/init.c), so the rank check also sends those calls on */
 	if (unlikely(!c || !request || !buf || count < 0 ||
 		     (unsigned)dest >= (unsigned)c->size ||
 		     !michi_dt_builtin_valid(datatype)))
 		goto general;
-	if (unlikely((unsigned)tag >= michi_state.fast_tag_end))
-		goto tag;
 	len = (size_t)count * (((uint32_t)datatype >> 8) & 0xff);
 	peer = c->peers[dest];
 	/* larger payloads are copied by memcpy: the general path's call;
@@ -463,10 +546,6 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 				       &r->m)))
 		return mtmi_eager_wake(peer);
 	return MPI_SUCCESS;
-tag:
-	/* a matching device (fast_tag_end 0, native_tag_end tag_ub + 1) */
-	if ((unsigned)tag < michi_state.native_tag_end)
-		return isend_native(buf, count, datatype, dest, tag, comm, request);
 general:
 	return isend_standard(buf, count, datatype, dest, tag, comm, request);
 checked:
@@ -474,7 +553,56 @@ checked:
 checked_iov:
 	return isend_checked_iov(buf, count, datatype, dest, tag, comm, request);
 }
+
+/*
+ * MPI_Isend and MPI_Irecv are a tag check and a jump: below fast_tag_end
+ * to the byte devices' fast path, else to the native path of the job's
+ * matching device (fast_tag_end is 0 then; it checks the tag against
+ * native_tag_end) or, without one, to the general path (a tag the fast
+ * path does not take, MPI_THREAD_MULTIPLE where both are 0, calls outside
+ * MPI_Init..MPI_Finalize). On x86-64 the dispatcher is three
+ * instructions of assembly: GCC saves the byte path's registers before
+ * the check and passes the stack argument (request) through a register,
+ * which cost both paths four more. Elsewhere, C.
+ */
+#if defined(__x86_64__) && defined(__ELF__)
+_Static_assert(offsetof(struct michi_state, fast_tag_end) == 4,
+	       "the dispatchers read michi_state+4");
+#ifdef __CET__
+#define MICHI_ENDBR "	endbr64\n"
+#else
+#define MICHI_ENDBR ""
+#endif
+#define MICHI_TAG_DISPATCH(name, fast, other) \
+	__asm__(".text\n" \
+		".globl PMPI_" #name "\n" \
+		".weak MPI_" #name "\n" \
+		".set MPI_" #name ", PMPI_" #name "\n" \
+		".type PMPI_" #name ", @function\n" \
+		".p2align 4\n" \
+		"PMPI_" #name ":\n" \
+		"	.cfi_startproc\n" \
+		MICHI_ENDBR \
+		"	cmpl michi_state+4(%rip), %r8d\n" \
+		"	jae 1f\n" \
+		"	jmp " #fast "\n" \
+		"1:	jmp *" #other "(%rip)\n" \
+		"	.cfi_endproc\n" \
+		".size PMPI_" #name ", .-PMPI_" #name "\n")
+#endif
+
+#if defined(__x86_64__) && defined(__ELF__)
+MICHI_TAG_DISPATCH(Isend, michi_isend_bytes, michi_isend_other);   /* and MPI_Isend */
+#else
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	       MPI_Comm comm, MPI_Request *request)
+{
+	if (likely((unsigned)tag < michi_state.fast_tag_end))
+		return isend_bytes(buf, count, datatype, dest, tag, comm, request);
+	return isend_other(buf, count, datatype, dest, tag, comm, request);
+}
 MICHI_ALIAS(Isend)
+#endif
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
 		MPI_Comm comm, MPI_Request *request)
@@ -534,9 +662,9 @@ irecv_fast(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 	struct michi_request *r;
 	struct mtmi_bucket *b;
 
+	/* the tag was checked against fast_tag_end by MPI_Irecv */
 	if (unlikely(!c || !request || !buf || count < 0 ||
 		     (unsigned)source >= (unsigned)c->size ||
-		     (unsigned)tag >= michi_state.fast_tag_end ||
 		     !michi_dt_builtin_valid(datatype)))
 		return 0;
 	b = mtmi_recv_bucket(source, tag, c->ctx);
@@ -562,16 +690,31 @@ irecv_any(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 	return irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv");
 }
 
-int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-	       MPI_Comm comm, MPI_Request *request)
+/* MPI_Irecv over the byte devices, its tag checked (MPI_Irecv below). */
+static int irecv_bytes(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+		       MPI_Comm comm, MPI_Request *request)
+	__asm__("michi_irecv_bytes") __attribute__((used, noinline));
+static int irecv_bytes(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+		       MPI_Comm comm, MPI_Request *request)
 {
 	if (likely(irecv_fast(buf, count, datatype, source, tag, comm, request)))
 		return MPI_SUCCESS;
-	if (michi_state.native_tag_end)
-		return irecv_native(buf, count, datatype, source, tag, comm, request);
 	return irecv_any(buf, count, datatype, source, tag, comm, request);
 }
+
+/* As MPI_Isend; wildcard tags, too, leave on the tag check. */
+#if defined(__x86_64__) && defined(__ELF__)
+MICHI_TAG_DISPATCH(Irecv, michi_irecv_bytes, michi_irecv_other);   /* and MPI_Irecv */
+#else
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+	       MPI_Comm comm, MPI_Request *request)
+{
+	if (likely((unsigned)tag < michi_state.fast_tag_end))
+		return irecv_bytes(buf, count, datatype, source, tag, comm, request);
+	return irecv_other(buf, count, datatype, source, tag, comm, request);
+}
 MICHI_ALIAS(Irecv)
+#endif
 
 /* ---- MPI-4 large-count forms ----------------------------------------------------- */
 

@@ -23,6 +23,10 @@ int michi_start_error(struct michi_comm *c, michi_status_t st, const char *fname
 int michi_mtmi_error(struct michi_comm *c, const struct mtmi_req *m, const char *fname)
 	__attribute__((cold));
 
+/* Point MPI_Isend and MPI_Irecv at the native path of the job's matching
+ * device, or at the general path (mpi/pt2pt.c); with the thread level. */
+void michi_pt2pt_choose(void);
+
 /* A datatype point-to-point takes: predefined, pair, committed derived
  * (mpi/dtype.c; those that are not predefined go to mpi/pt2pt_dt.c). */
 int michi_dt_usable(MPI_Datatype dt);

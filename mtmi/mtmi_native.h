@@ -35,29 +35,68 @@
  * NULL (the own-queue engine of mtmi_inline.h). */
 extern const struct michi_tag_ops *mtmi_tag MICHI_HIDDEN;
 
+/* The context and source bits of a match tag: a communicator keeps its
+ * sends' (mpi/: native_base), so that a send only adds the tag. */
+static inline __attribute__((always_inline)) uint64_t
+mtmi_native_base(uint32_t ctx, int src_rank)
+{
+	return (uint64_t)ctx << MTMI_NT_CTX_SHIFT | (uint64_t)(uint32_t)src_rank << MTMI_NT_SRC_SHIFT;
+}
+
 static inline __attribute__((always_inline)) uint64_t
 mtmi_native_tag(uint32_t ctx, int src_rank, int tag)
 {
-	return (uint64_t)ctx << MTMI_NT_CTX_SHIFT |
-	       (uint64_t)(uint32_t)src_rank << MTMI_NT_SRC_SHIFT | (uint32_t)tag;
+	return mtmi_native_base(ctx, src_rank) | (uint32_t)tag;
+}
+
+/* done and error, adjacent, in one store: done 0 or 1, error 0 */
+static inline __attribute__((always_inline)) void mtmi_native_state(struct mtmi_req *r, int done)
+{
+	uint64_t v = (uint64_t)(uint32_t)done;
+
+	_Static_assert(offsetof(struct mtmi_req, error) == offsetof(struct mtmi_req, done) +
+		       sizeof(int), "done and error are adjacent");
+	memcpy((void *)&r->done, &v, sizeof(v));
+}
+
+/*
+ * A send of the whole match tag mt (mtmi_native_base | tag). hook 0: the
+ * request has no on_complete (not called), which the caller knows at
+ * compile time; dev: the device whose inline send to compile in
+ * (michi_tag_send). Most sends complete inside the call, so the request
+ * is done before it and undone after it when not: nothing looks at the
+ * request in between (the device runs no progress there, and this
+ * request's completion is reported only from progress).
+ */
+static inline __attribute__((always_inline)) michi_status_t
+mtmi_native_isend_mt(const void *buf, size_t len, int peer, uint64_t mt, int mode,
+		     struct mtmi_req *r, int hook, int dev)
+{
+	michi_status_t st;
+
+	mtmi_native_state(r, !hook);
+	r->cancelled = 0;
+	r->type = MTMI_REQ_SEND;
+	r->count = len;
+	if (likely(mode != MTMI_MODE_SYNC))
+		st = michi_tag_send(mtmi_tag, dev, peer, buf, len, mt, r->dev_ctx);
+	else
+		st = mtmi_tag->send(peer, buf, len, mt, 1, r->dev_ctx);
+	if (likely(st == MICHI_OK)) {
+		if (hook)
+			mtmi_req_finish(r);
+	} else if (!hook) {
+		r->done = 0;
+	}
+	return st;
 }
 
 static inline __attribute__((always_inline)) michi_status_t
 mtmi_native_isend(const void *buf, size_t len, int peer, int src_rank, int tag, uint32_t ctx,
 		  int mode, struct mtmi_req *r)
 {
-	michi_status_t st;
-
-	r->done = 0;
-	r->error = 0;
-	r->cancelled = 0;
-	r->type = MTMI_REQ_SEND;
-	r->count = len;
-	st = mtmi_tag->send(peer, buf, len, mtmi_native_tag(ctx, src_rank, tag),
-			    mode == MTMI_MODE_SYNC, r->dev_ctx);
-	if (likely(st == MICHI_OK))
-		mtmi_req_finish(r);
-	return st;
+	return mtmi_native_isend_mt(buf, len, peer, mtmi_native_tag(ctx, src_rank, tag), mode, r, 1,
+				    MICHI_TAG_INLINE_NONE);
 }
 
 static inline __attribute__((always_inline)) void
@@ -93,6 +132,25 @@ mtmi_native_irecv(void *buf, size_t len, int peer, int src_rank, int tag, uint32
 	if (unlikely(st < 0))
 		return st;
 	return r->done ? MICHI_OK : MICHI_INPROGRESS;
+}
+
+/*
+ * The MPI fast path's receive: its caller has made the match tag t and
+ * the ignore mask, and needs no answer but an error (a receive that
+ * completed inside the call has its request done).
+ */
+static inline __attribute__((always_inline)) michi_status_t
+mtmi_native_irecv_mt(void *buf, size_t len, int peer, uint64_t t, uint64_t ignore,
+		     struct mtmi_req *r, int dev)
+{
+	/* as mtmi_native_recv_init, less peer and ctx, which only the
+	 * own-queue engine reads */
+	mtmi_native_state(r, 0);
+	r->cancelled = 0;
+	r->type = MTMI_REQ_RECV;
+	r->flags = 0;
+	r->len = len;
+	return michi_tag_recv(mtmi_tag, dev, peer, buf, len, t, ignore, r->dev_ctx);
 }
 
 /* The out-of-line rest: probes, matched receives, cancel (mtmi_native.c). */

@@ -188,6 +188,17 @@ struct ofi_state {
 };
 
 static struct ofi_state ofi;
+/* what the inline paths read (ofi_fast.h), kept by ofi_fast_sync() */
+struct ofi_fast michi_ofi_fast;
+
+/* After ofi's ep, sendq, inject_size, addr_mask or touched changed. */
+static void ofi_fast_sync(void)
+{
+	michi_ofi_fast.ep = ofi.ep;
+	michi_ofi_fast.inject_lim = ofi.ep && !ofi.sendq ? ofi.inject_size + 1 : 0;
+	michi_ofi_fast.addr_mask = ofi.addr_mask;
+	michi_ofi_fast.touched = ofi.touched;
+}
 
 static int ofi_progress(void);
 static void ofi_sendq_drain(void);
@@ -565,8 +576,10 @@ static void ofi_sendq_drain(void)
 			rc = -FI_ETIMEDOUT;
 		}
 		ofi.sendq = op->next;
-		if (!ofi.sendq)
+		if (!ofi.sendq) {
 			ofi.sendq_tail = &ofi.sendq;
+			ofi_fast_sync();
+		}
 		if (rc == 0) {
 			/* a send with a context stays counted until its completion */
 			if (!op->mtmi_ctx) {
@@ -634,6 +647,7 @@ ofi_send_queue(int peer, const void *buf, size_t len, uint64_t tag, void *ctx, s
 	}
 	*ofi.sendq_tail = op;
 	ofi.sendq_tail = &op->next;
+	ofi_fast_sync();
 	ofi.inflight++;
 	ofi_sendq_drain();
 	return inject ? MICHI_OK : MICHI_INPROGRESS;
@@ -711,6 +725,15 @@ static michi_status_t ofi_tag_send(int peer, const void *buf, size_t len, uint64
 	return ofi_send_queue(peer, buf, len, tag, ctx, rc);
 }
 
+michi_status_t ofi_inject_refused(void *ctx)
+{
+	struct ofi_inject_args a = *(struct ofi_inject_args *)ctx;
+
+	_Static_assert(sizeof(struct ofi_inject_args) <= MICHI_TAG_CTX_SIZE,
+		       "an inject's arguments fit MTMI's request area");
+	return ofi_tag_send(a.peer, a.buf, a.len, a.tag, 0, ctx);
+}
+
 static __attribute__((noinline, cold)) michi_status_t
 ofi_recv_slow(int peer, void *buf, size_t len, uint64_t tag, uint64_t ignore, void *ctx,
 	      ssize_t rc)
@@ -730,17 +753,17 @@ ofi_recv_slow(int peer, void *buf, size_t len, uint64_t tag, uint64_t ignore, vo
 	return ofi_fail("fi_trecv", rc);
 }
 
-/* peer -1 is FI_ADDR_UNSPEC once widened; addr_mask makes every receive
- * undirected when the provider has no FI_DIRECTED_RECV. */
 static michi_status_t ofi_tag_recv(int peer, void *buf, size_t len, uint64_t tag, uint64_t ignore,
 				   void *ctx)
 {
-	ssize_t rc = fi_trecv(ofi.ep, buf, len, NULL, (fi_addr_t)(int64_t)peer | ofi.addr_mask,
-			      tag, ignore, ctx);
+	return ofi_recv_fast(peer, buf, len, tag, ignore, ctx);
+}
 
-	if (likely(rc == 0))
-		return MICHI_OK;
-	return ofi_recv_slow(peer, buf, len, tag, ignore, ctx, rc);
+michi_status_t ofi_recv_refused(ssize_t rc)
+{
+	return ofi_recv_slow(michi_ofi_fast.rx.peer, michi_ofi_fast.rx.buf, michi_ofi_fast.rx.len,
+			     michi_ofi_fast.rx.tag, michi_ofi_fast.rx.ignore, michi_ofi_fast.rx.ctx,
+			     rc);
 }
 
 /*
@@ -886,7 +909,7 @@ static michi_status_t ofi_tag_cancel(void *ctx)
 	return MICHI_OK;
 }
 
-static const struct michi_tag_ops ofi_tag_ops = {
+const struct michi_tag_ops michi_ofi_tag_ops = {
 	.send = ofi_tag_send,
 	.recv = ofi_tag_recv,
 	.probe = ofi_tag_probe,
@@ -1009,6 +1032,7 @@ static void ofi_close_all(void)
 	ofi.wait_fd = -1;
 	ofi.acks_tail = &ofi.acks;
 	ofi.sendq_tail = &ofi.sendq;
+	ofi_fast_sync();
 }
 
 static struct fi_info *ofi_hints(uint64_t caps)
@@ -1204,6 +1228,7 @@ static michi_status_t ofi_init(struct michi_job *job)
 		goto err_close;
 	}
 	michi_debug("ofi: rank %d card %s (provider %s)", ofi.rank, card, ofi.prov);
+	ofi_fast_sync();
 	ofi.inited = 1;
 	return MICHI_OK;
 
@@ -1276,5 +1301,5 @@ struct michi_device michi_device_ofi = {
 	.pending = ofi_pending,
 	.eager_limit = 0,
 	.block = ofi_block,
-	.tagged = &ofi_tag_ops,
+	.tagged = &michi_ofi_tag_ops,
 };

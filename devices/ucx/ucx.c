@@ -76,19 +76,6 @@ static const char *const ucx_lib_names[] = { "libucp.so.0", "libucp.so", NULL };
 #define ucp_tag_msg_recv_nbx ucx_lib.ucp_tag_msg_recv_nbx
 #define ucs_status_string ucx_lib.ucs_status_string
 
-/*
- * ucp_tag_recv_nbx fills recv_info on an immediate completion only from
- * UCX 1.16 (openucx/ucx#9425, fixed by #9440); before, the length and
- * tag of a message that completed inside the call are lost. There the
- * receive asks for no immediate completion: the callback then runs
- * inside the call with the message's tag info.
- */
-#if UCP_API_VERSION >= UCP_VERSION(1, 16)
-#define UCX_RECV_IMM 1
-#else
-#define UCX_RECV_IMM 0
-#endif
-
 /* A rank's worker address goes into the key-value space hex-encoded,
  * split over keys ucx-<rank>, ucx-<rank>-1, ... of at most this many
  * characters each: PMI servers commonly take values up to 1024 bytes,
@@ -98,17 +85,13 @@ static const char *const ucx_lib_names[] = { "libucp.so.0", "libucp.so", NULL };
 #define UCX_CARD_CHUNK 512
 #endif
 
-/* What a tagged operation keeps in the caller's MICHI_TAG_CTX_SIZE bytes. */
-struct ucx_op {
-	void *req;      /* UCX's request while a receive is posted */
-	size_t cap;     /* the receive's capacity: a truncation reports it */
-};
 _Static_assert(sizeof(struct ucx_op) <= MICHI_TAG_CTX_SIZE, "ucx_op exceeds the tag ctx area");
 
 static struct {
 	ucp_context_h context;
 	ucp_worker_h worker;
-	ucp_ep_h *eps;          /* per world rank, created on first send */
+	ucp_ep_h *eps;          /* per world rank, created on first send; both
+				 * copied to michi_ucx_fast */
 	struct michi_job *job;
 	int rank, size;
 	int efd;                /* the worker's event fd, -1 when it has none */
@@ -129,28 +112,27 @@ static void ucx_send_cb(void *request, ucs_status_t s, void *user_data);
 static void ucx_recv_cb(void *request, ucs_status_t s, const ucp_tag_recv_info_t *info,
 			void *user_data);
 
+/* The inline paths' state (ucx_fast.h); eps, worker and the functions
+ * are set when the device starts. */
+struct ucx_fast michi_ucx_fast = {
+	.send_param = {
+		.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+		.cb.send = ucx_send_cb,
+	},
+	.recv_param = {
 #if UCX_RECV_IMM
-static ucp_tag_recv_info_t ucx_imm_info;
-#endif
-
-/* Built once; each call stores only user_data (the worker is used by one
- * thread at a time, and no callback runs between that store and UCX's
- * reading of it). */
-static ucp_request_param_t ucx_send_param = {
-	.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
-	.cb.send = ucx_send_cb,
-};
-static ucp_request_param_t ucx_recv_param = {
-#if UCX_RECV_IMM
-	.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-			UCP_OP_ATTR_FIELD_RECV_INFO,
-	.recv_info.tag_info = &ucx_imm_info,
+		.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+				UCP_OP_ATTR_FIELD_RECV_INFO,
+		.recv_info.tag_info = &michi_ucx_fast.imm_info,
 #else
-	.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-			UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
+		.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+				UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
 #endif
-	.cb.recv = ucx_recv_cb,
+		.cb.recv = ucx_recv_cb,
+	},
 };
+#define ucx_send_param michi_ucx_fast.send_param
+#define ucx_recv_param michi_ucx_fast.recv_param
 /* a matched receive never completes immediately with its tag info: the
  * callback reports it, inside the call or later */
 static ucp_request_param_t ucx_mrecv_param = {
@@ -353,6 +335,11 @@ static michi_status_t ucx_send(int peer, const void *buf, size_t len, uint64_t t
 		req = ucp_tag_send_sync_nbx(ep, buf, len, tag, &ucx_send_param);
 	if (likely(req == NULL))
 		return MICHI_OK;
+	return ucx_send_started(req);
+}
+
+michi_status_t ucx_send_started(void *req)
+{
 	if (unlikely(UCS_PTR_IS_ERR(req)))
 		return ucx_send_err(req);
 	ucx.nsend++;
@@ -373,13 +360,14 @@ ucx_send_first(int peer, const void *buf, size_t len, uint64_t tag, int sync, vo
 
 /* An error at posting; with UCX_RECV_IMM also a message that completed
  * inside the call truncated (ucx_imm_info then describes it). */
-static __attribute__((noinline, cold)) michi_status_t ucx_recv_err(struct ucx_op *op, void *req)
+michi_status_t ucx_recv_err(struct ucx_op *op, void *req)
 {
 	ucs_status_t s = UCS_PTR_STATUS(req);
 
 #if UCX_RECV_IMM
 	if (s == UCS_ERR_MESSAGE_TRUNCATED) {
-		mtmi_dev_tag_done(op, MICHI_ERR_TRUNCATE, ucx_imm_info.sender_tag, op->cap);
+		mtmi_dev_tag_done(op, MICHI_ERR_TRUNCATE, michi_ucx_fast.imm_info.sender_tag,
+				  op->cap);
 		return MICHI_OK;
 	}
 #endif
@@ -390,26 +378,8 @@ static __attribute__((noinline, cold)) michi_status_t ucx_recv_err(struct ucx_op
 static michi_status_t ucx_recv(int peer, void *buf, size_t len, uint64_t tag, uint64_t ignore,
 			       void *ctx)
 {
-	struct ucx_op *op = ctx;
-	void *req;
-
-	/* UCX matches on tags only; the source rank is in the tag */
 	(void)peer;
-	op->cap = len;    /* before the call: the callback may run inside it */
-	ucx_recv_param.user_data = ctx;
-	req = ucp_tag_recv_nbx(ucx.worker, buf, len, tag, ~ignore, &ucx_recv_param);
-#if UCX_RECV_IMM
-	if (req == NULL) {
-		mtmi_dev_tag_done(ctx, MICHI_OK, ucx_imm_info.sender_tag, ucx_imm_info.length);
-		return MICHI_OK;
-	}
-#endif
-	if (unlikely(UCS_PTR_IS_ERR(req)))
-		return ucx_recv_err(op, req);
-	/* When the callback already ran inside the call the request is
-	 * freed and MTMI's request done: cancel never reads this then. */
-	op->req = req;
-	return MICHI_OK;
+	return ucx_recv_fast(buf, len, tag, ignore, ctx);
 }
 
 static int ucx_probe(int peer, uint64_t tag, uint64_t ignore, int claim, uint64_t *tag_out,
@@ -461,7 +431,7 @@ static michi_status_t ucx_cancel(void *ctx)
 	return MICHI_OK;
 }
 
-static const struct michi_tag_ops ucx_tag_ops = {
+const struct michi_tag_ops michi_ucx_tag_ops = {
 	.send = ucx_send,
 	.recv = ucx_recv,
 	.probe = ucx_probe,
@@ -542,6 +512,8 @@ static void ucx_cleanup_worker(void)
 	if (ucx.worker)
 		ucp_worker_destroy(ucx.worker);
 	ucx.worker = NULL;
+	michi_ucx_fast.eps = NULL;
+	michi_ucx_fast.worker = NULL;
 	if (ucx.context)
 		ucp_cleanup(ucx.context);
 	ucx.context = NULL;
@@ -570,6 +542,8 @@ static michi_status_t ucx_init(struct michi_job *job)
 	ucx.rank = job->rank;
 	ucx.size = job->size;
 	ucx.efd = -1;
+	michi_ucx_fast.tag_send_nbx = ucp_tag_send_nbx;
+	michi_ucx_fast.tag_recv_nbx = ucp_tag_recv_nbx;
 
 	s = ucp_config_read(NULL, NULL, &config);
 	if (s != UCS_OK)
@@ -625,6 +599,8 @@ static michi_status_t ucx_init(struct michi_job *job)
 			ucx.efd = -1;
 		}
 	}
+	michi_ucx_fast.worker = ucx.worker;
+	michi_ucx_fast.eps = ucx.eps;
 	ucx.inited = 1;
 	return MICHI_OK;
 
@@ -737,5 +713,5 @@ struct michi_device michi_device_ucx = {
 	.pending = ucx_pending,
 	.eager_limit = 0,
 	.block = ucx_block,
-	.tagged = &ucx_tag_ops,
+	.tagged = &michi_ucx_tag_ops,
 };
