@@ -191,6 +191,7 @@ ucx_recv_failed(struct ucx_op *op, ucs_status_t s, ucp_tag_t tag)
 static void ucx_recv_cb(void *request, ucs_status_t s, const ucp_tag_recv_info_t *info,
 			void *user_data)
 {
+	michi_ucx_fast.nrecv--;
 	/* info lives in the request: free that last */
 	if (likely(s == UCS_OK))
 		mtmi_dev_tag_done(user_data, MICHI_OK, info->sender_tag, info->length);
@@ -364,6 +365,7 @@ michi_status_t ucx_recv_err(struct ucx_op *op, void *req)
 {
 	ucs_status_t s = UCS_PTR_STATUS(req);
 
+	michi_ucx_fast.nrecv--;   /* no callback follows */
 #if UCX_RECV_IMM
 	if (s == UCS_ERR_MESSAGE_TRUNCATED) {
 		mtmi_dev_tag_done(op, MICHI_ERR_TRUNCATE, michi_ucx_fast.imm_info.sender_tag,
@@ -412,9 +414,12 @@ static michi_status_t ucx_mrecv(void *msg, void *buf, size_t len, void *ctx)
 
 	op->cap = len;
 	ucx_mrecv_param.user_data = ctx;
+	michi_ucx_fast.nrecv++;
 	req = ucp_tag_msg_recv_nbx(ucx.worker, buf, len, msg, &ucx_mrecv_param);
-	if (UCS_PTR_IS_ERR(req))
+	if (UCS_PTR_IS_ERR(req)) {
+		michi_ucx_fast.nrecv--;
 		return ucx_fail(UCS_PTR_STATUS(req), "rank %d: ucp_tag_msg_recv_nbx", ucx.rank);
+	}
 	op->req = req;
 	return MICHI_OK;
 }
@@ -544,6 +549,7 @@ static michi_status_t ucx_init(struct michi_job *job)
 	ucx.efd = -1;
 	michi_ucx_fast.tag_send_nbx = ucp_tag_send_nbx;
 	michi_ucx_fast.tag_recv_nbx = ucp_tag_recv_nbx;
+	michi_ucx_fast.nrecv = 0;
 
 	s = ucp_config_read(NULL, NULL, &config);
 	if (s != UCS_OK)
@@ -634,6 +640,12 @@ static int ucx_sends_done(void *arg)
 	return ucx.nsend == 0;
 }
 
+static int ucx_recvs_done(void *arg)
+{
+	(void)arg;
+	return michi_ucx_fast.nrecv == 0;
+}
+
 struct ucx_closing {
 	void **reqs;
 	int n;
@@ -664,6 +676,17 @@ static michi_status_t ucx_finalize(void)
 	if (!ucx_drain(ucx_sends_done, NULL, deadline))
 		st = michi_err(MICHI_ERR_PEER, "rank %d finalize: %zu ucx sends still in flight "
 			       "after %g s", ucx.rank, ucx.nsend, ucx_finalize_timeout);
+	/*
+	 * Receives still posted are those of freed requests (MPI_Request_free
+	 * of an active receive), which MPI_Finalize must complete. Past the
+	 * fence every rank's sends have left, so progress delivers their
+	 * messages; a receive no message comes for is the program's error,
+	 * given up after the same time (UCX then warns that its request was
+	 * not returned).
+	 */
+	if (!ucx_drain(ucx_recvs_done, NULL, deadline))
+		michi_debug("ucx: rank %d finalize: %zu receives unmatched after %g s", ucx.rank,
+			    michi_ucx_fast.nrecv, ucx_finalize_timeout);
 
 	/* flush mode (flags 0): what was sent still reaches the peer */
 	c.reqs = calloc((size_t)ucx.size, sizeof(*c.reqs));

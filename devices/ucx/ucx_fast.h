@@ -47,6 +47,9 @@ struct ucx_fast {
 	__typeof__(ucp_tag_send_nbx) *tag_send_nbx;
 	__typeof__(ucp_tag_recv_nbx) *tag_recv_nbx;
 	ucp_request_param_t send_param, recv_param;
+	/* receives posted whose callback has not run: MPI_Finalize must
+	 * complete those of freed requests (ucx.c: ucx_finalize) */
+	size_t nrecv;
 #if UCX_RECV_IMM
 	ucp_tag_recv_info_t imm_info;   /* a receive that completed inside the call */
 #endif
@@ -55,7 +58,7 @@ extern struct ucx_fast michi_ucx_fast MICHI_HIDDEN;
 extern const struct michi_tag_ops michi_ucx_tag_ops MICHI_HIDDEN;
 
 /* ucx.c: a send UCX did not finish inside the call (or refused), and a
- * receive it refused */
+ * receive it refused (no callback follows: it uncounts it) */
 michi_status_t ucx_send_started(void *req) MICHI_HIDDEN __attribute__((noinline));
 michi_status_t ucx_recv_err(struct ucx_op *op, void *req) MICHI_HIDDEN
 	__attribute__((noinline, cold));
@@ -82,12 +85,15 @@ ucx_recv_fast(void *buf, size_t len, uint64_t tag, uint64_t ignore, void *ctx)
 	struct ucx_op *op = ctx;
 	void *req;
 
-	op->cap = len;    /* before the call: the callback may run inside it */
+	/* before the call: the callback may run inside it */
+	op->cap = len;
+	michi_ucx_fast.nrecv++;
 	michi_ucx_fast.recv_param.user_data = ctx;
 	req = michi_ucx_fast.tag_recv_nbx(michi_ucx_fast.worker, buf, len, tag, ~ignore,
 					  &michi_ucx_fast.recv_param);
 #if UCX_RECV_IMM
 	if (req == NULL) {
+		michi_ucx_fast.nrecv--;
 		mtmi_dev_tag_done(ctx, MICHI_OK, michi_ucx_fast.imm_info.sender_tag,
 				  michi_ucx_fast.imm_info.length);
 		return MICHI_OK;
