@@ -366,7 +366,12 @@ int michi_runtime_down(const char *fname)
 	st = mtmi_finalize();
 	if (st > 0)
 		st = MICHI_OK;   /* sends left behind after the tunable limit: warned */
-	fst = pmi_fence();
+	/* A rank whose own sends are out may still be needed by a peer: a
+	 * receive freed while active (MPI_Request_free) that a rendezvous
+	 * send, maybe a blocking one, waits on. So the fence keeps making
+	 * MPI progress until every rank is in it, and then every rank has
+	 * drained its sends above. */
+	fst = pmi_fence_progress(mtmi_poll);
 	if (!st)
 		st = fst;
 	/* MPI_T counters read after MPI_Finalize include the last frames */

@@ -66,6 +66,10 @@ static michi_status_t pmi_send(struct pmi_wire_out *o)
 }
 
 /* Wait for a line whose cmd is `want`; other lines are logged and skipped. */
+/* While set (pmi_fence_progress), waits for an answer call it between
+ * polls of at most a millisecond. */
+static int (*pmi_progress)(void);
+
 static michi_status_t pmi_expect(const char *want, struct pmi_wire_msg *m)
 {
 	double deadline = michi_wtime() + pmi_timeout;
@@ -103,6 +107,8 @@ static michi_status_t pmi_expect(const char *want, struct pmi_wire_msg *m)
 					 "pmi: no cmd=%s from the process manager within %.0f s (tunable MICHI_PMI_TIMEOUT)",
 					 want, pmi_timeout);
 		ms = left > 1000.0 ? 1000000 : (int)(left * 1000.0) + 1;
+		if (pmi_progress)
+			ms = pmi_progress() > 0 ? 0 : 1;   /* its errors are its to report */
 		n = poll(&pfd, 1, ms);
 		if (n < 0 && errno != EINTR)
 			return michi_err(MICHI_ERR_IO, "pmi: poll failed: %m");
@@ -497,6 +503,16 @@ michi_status_t pmi_fence(void)
 	if (pmi.pmix)
 		return pmi.pmix->fence(pmi_timeout);
 	return pmi_call0("barrier_in", "barrier_out", &m);
+}
+
+michi_status_t pmi_fence_progress(int (*progress)(void))
+{
+	michi_status_t st;
+
+	pmi_progress = progress;
+	st = pmi_fence();
+	pmi_progress = NULL;
+	return st;
 }
 
 static michi_status_t pmi_copy_val(const char *key, const char *v, char *val,

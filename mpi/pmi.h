@@ -27,6 +27,10 @@ struct pmi_info {
 michi_status_t pmi_init(struct pmi_info *info);
 michi_status_t pmi_put(const char *key, const char *val);
 michi_status_t pmi_fence(void);          /* commit puts, barrier across the job */
+/* The same, calling progress() while it waits (PMI-1 wire only; PMIx's
+ * fence blocks): MPI_Finalize's, since a peer may still need this rank's
+ * MPI progress to finish a send it waits on. */
+michi_status_t pmi_fence_progress(int (*progress)(void));
 /* Get a key: rank is a hint (PMI-1 ignores it); MICHI_ERR_PMI if absent. */
 michi_status_t pmi_get(int rank, const char *key, char *val, size_t len);
 michi_status_t pmi_abort(int code, const char *msg);  /* asks the manager to end the job */

@@ -30,6 +30,9 @@ struct ofi_fast {
 	size_t inject_lim;
 	uint64_t addr_mask;       /* ~0 (FI_ADDR_UNSPEC) when receives are not directed */
 	uint8_t *touched;         /* per rank: injected to since the last flush */
+	/* receives posted through the tag ops whose completion has not come:
+	 * MPI_Finalize must complete those of freed requests (ofi_finalize) */
+	size_t nrecv;
 	/* the arguments of the receive being posted inline, for its retry
 	 * when the provider refuses it (used by one thread at a time: the
 	 * inline paths run only below MPI_THREAD_MULTIPLE) */
@@ -56,7 +59,8 @@ struct ofi_inject_args {
  * ofi_inject_args): it goes the way of any send, fi_tinject again or the
  * device's queue. */
 michi_status_t ofi_inject_refused(void *ctx) MICHI_HIDDEN __attribute__((noinline, cold));
-/* ofi.c: the receive in michi_ofi_fast.rx, refused with rc */
+/* ofi.c: the receive in michi_ofi_fast.rx, refused with rc (uncounted
+ * when it fails for good) */
 michi_status_t ofi_recv_refused(ssize_t rc) MICHI_HIDDEN __attribute__((noinline, cold));
 
 /*
@@ -95,6 +99,7 @@ ofi_recv_fast(int peer, void *buf, size_t len, uint64_t tag, uint64_t ignore, vo
 	michi_ofi_fast.rx.tag = tag;
 	michi_ofi_fast.rx.ignore = ignore;
 	michi_ofi_fast.rx.peer = peer;
+	michi_ofi_fast.nrecv++;
 	rc = fi_trecv(michi_ofi_fast.ep, buf, len, NULL,
 		      (fi_addr_t)(int64_t)peer | michi_ofi_fast.addr_mask, tag, ignore, ctx);
 	if (likely(rc == 0))
