@@ -14,7 +14,9 @@
  * The operations keep their state in the 32 bytes MTMI gives each
  * request (struct ucx_op): the UCX request, for cancel, and the receive's
  * capacity, which a truncation reports. The ucp_request_param_t of each
- * kind of call is built once; a call only stores its user_data.
+ * kind of call is built once; a call only stores its user_data. The
+ * standard send and the receive are inline in ucx_fast.h, for MPI_Isend
+ * and MPI_Irecv; the ops below call them too.
  *
  * Built only when configure found UCX (HAVE_UCX); devices/Makefile.inc
  * compiles this file only then.
@@ -329,11 +331,10 @@ static michi_status_t ucx_send(int peer, const void *buf, size_t len, uint64_t t
 
 	if (unlikely(ep == NULL))
 		return ucx_send_first(peer, buf, len, tag, sync, ctx);
+	if (likely(!sync))    /* the inline path's, which finds ep */
+		return ucx_send_fast(peer, buf, len, tag, ctx);
 	ucx_send_param.user_data = ctx;
-	if (likely(!sync))
-		req = ucp_tag_send_nbx(ep, buf, len, tag, &ucx_send_param);
-	else
-		req = ucp_tag_send_sync_nbx(ep, buf, len, tag, &ucx_send_param);
+	req = ucp_tag_send_sync_nbx(ep, buf, len, tag, &ucx_send_param);
 	if (likely(req == NULL))
 		return MICHI_OK;
 	return ucx_send_started(req);
