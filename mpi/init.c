@@ -372,6 +372,11 @@ int michi_runtime_down(const char *fname)
 	 * MPI progress until every rank is in it, and then every rank has
 	 * drained its sends above. */
 	fst = pmi_fence_progress(mtmi_poll);
+	/* what a peer sent before its fence may be here but not yet taken
+	 * (a frame in a shm ring, for a receive freed while active): take
+	 * it while there is some, in bounded rounds */
+	for (int i = 0; i < 1000 && mtmi_poll() > 0; i++)
+		;
 	if (!st)
 		st = fst;
 	/* MPI_T counters read after MPI_Finalize include the last frames */
