@@ -98,7 +98,7 @@ MICHI_TUNABLE(wait_spin, "wait_spin", MICHI_T_INT, "-1", MICHI_LEVEL_TUNER,
 	      "else 2)");
 static int wait_yield = -1;
 MICHI_TUNABLE(wait_yield, "wait_yield", MICHI_T_INT, "-1", MICHI_LEVEL_TUNER,
-	      "sched_yield rounds before a waiting rank sleeps (-1: 10)");
+	      "sched_yield rounds before a waiting rank sleeps (-1: 200)");
 static int wait_block_ms = 10;
 MICHI_TUNABLE(wait_block_ms, "wait_block_ms", MICHI_T_INT, "10", MICHI_LEVEL_TUNER,
 	      "longest single sleep of a waiting rank in the devices' wait (ms)");
@@ -267,15 +267,15 @@ static void devices_wait_policy(const struct michi_job *job)
 	w->poll_yield_ticks = w->oversubscribed && poll_yield_us > 0 ?
 		(uint64_t)(poll_yield_us * michi_ticks_per_us()) : 0;
 	w->spin = wait_spin >= 0 ? (unsigned)wait_spin : w->oversubscribed ? 2 : 2000;
-	/* Only an oversubscribed wait sleeps, and it yields few times first:
-	 * while it yields it is runnable and takes slices of a core that a
-	 * rank with work wants. With 200 rounds, HPCC's 4-rank ping-pong
-	 * (the other two ranks waiting their turn) measured 2.34 us, against
-	 * 1.58 with 10 rounds (medians of 14 runs); its ring latencies went
-	 * from 1.52 and 1.32 to 1.21 and 1.29 us, MPIFFT and RandomAccess
-	 * unchanged. Short waits (a ring lap, a barrier) end within the
-	 * first rounds and never pay the futex wake. */
-	w->yield = wait_yield >= 0 ? (unsigned)wait_yield : 10;
+	/* Only an oversubscribed wait sleeps, after 200 yield rounds. Fewer
+	 * was tried (HPCC 1.5.0, 4 ranks on the 2 cores, 11 runs each,
+	 * medians, 10 rounds against 200): the ping-pong latency, with the
+	 * other two ranks waiting their turn and yielding meanwhile, fell
+	 * from 2.33 to 1.53 us, but PTRANS (1.86 -> 1.62 GB/s), MPIFFT
+	 * (4.56 -> 4.11 Gflop/s) and the ring latencies (1.29/1.33 ->
+	 * 1.41/1.49 us) moved the other way: the sooner a rank sleeps, the
+	 * more futex wakes its peers pay. */
+	w->yield = wait_yield >= 0 ? (unsigned)wait_yield : 200;
 	w->block_ms = wait_block_ms > 0 ? wait_block_ms : 1;
 	/* with a core per rank a waiting rank keeps polling (as MPICH and
 	 * Open MPI do), so senders need not check for sleepers */
