@@ -1178,6 +1178,20 @@ static void mr_proxy_read(int idx)
 	}
 }
 
+/*
+ * The job could not be written to a proxy. A proxy that stops reading
+ * has usually said why first (a -wdir it cannot enter): its lines are
+ * read, for at most a second, so that its reason is the job's message.
+ */
+static void mr_send_failed(struct mr_proxy *p)
+{
+	struct pollfd pfd = { .fd = p->ctl, .events = POLLIN };
+
+	if (p->ctl >= 0 && poll(&pfd, 1, 1000) > 0)
+		mr_proxy_read((int)(p - mr.proxies));
+	mr_fail(1, "cannot send the job to the proxy on host %s", p->host);
+}
+
 static void mr_reap(void)
 {
 	int status, i;
@@ -1341,7 +1355,7 @@ static void mr_hello_read(struct mr_pending *c)
 	p->connected = 1;
 	c->fd = -1;
 	if (mr_send_job(p) < 0)
-		mr_fail(1, "cannot send the job to the proxy on host %s", p->host);
+		mr_send_failed(p);
 }
 
 static void mr_pending_timers(double now)
@@ -1939,7 +1953,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		if (p->local && mr_send_job(p) < 0)
-			mr_fail(1, "cannot send the job to the proxy on host %s", p->host);
+			mr_send_failed(p);
 	}
 	return mr_loop();
 }

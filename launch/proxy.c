@@ -360,6 +360,35 @@ static void proxy_report_error(const char *msg)
 	free(line);
 }
 
+/*
+ * A proxy that fails before its ranks start (a -wdir it cannot enter)
+ * has just reported why, but mpirun may still be writing the rest of the
+ * job. Closing now, with those lines unread, would reset the connection:
+ * mpirun's write would fail first and the report could be lost with the
+ * reset. So the proxy ends its side of the stream and reads what is left
+ * until mpirun closes, at most two seconds.
+ */
+static void proxy_drain_ctl(void)
+{
+	char buf[4096];
+	struct pollfd pfd = { .fd = px.ctl, .events = POLLIN };
+	int i;
+
+	if (px.ctl < 0)
+		return;
+	shutdown(px.ctl, SHUT_WR);   /* not a socket (a local pipe): nothing */
+	for (i = 0; i < 20; i++) {
+		int n = poll(&pfd, 1, 100);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			continue;
+		if (read(px.ctl, buf, sizeof(buf)) <= 0)
+			break;
+	}
+}
+
 static void proxy_report_exit(struct proxy_rank *r, int status)
 {
 	char line[512];
@@ -1204,8 +1233,10 @@ static michi_status_t proxy_loop(struct pmi_wire_reader *ctl_rd)
 					proxy_report_error(michi_err_msg());
 					michi_err_clear();
 					proxy_begin_kill();
-					if (!started)
+					if (!started) {
+						proxy_drain_ctl();
 						return MICHI_ERR_INVAL;
+					}
 				}
 			}
 			if (started && !was_started) {
