@@ -23,11 +23,11 @@ int coll_build_reduce_binomial(struct coll_sched *s, const void *sbuf, void *rbu
 			       int root)
 {
 	int n = s->c.size, rank = s->c.rank, top = s->op.commute ? root : 0;
-	int vr = (rank - top + n) % n, mask, last = 0;
+	int vr = (rank - top + n) % n, mask, last = 0, kids = 0;
 	size_t len = count * s->op.extent;
 	const void *mine = sbuf ? sbuf : rbuf;   /* in place: the root's input is in rbuf */
 	const char *cur = mine;   /* the partial result so far */
-	char *t;
+	char *t = NULL;
 
 	if (n == 1)
 		return coll_sched_copy(s, mine, rbuf, len);
@@ -41,11 +41,17 @@ int coll_build_reduce_binomial(struct coll_sched *s, const void *sbuf, void *rbu
 		}
 		return 0;
 	}
-	/* the last child: after it this rank sends, or (top) is done */
+	/* the children: the last one's part lands in rbuf on a root that is
+	 * the tree's top (input elsewhere); the others alternate between at
+	 * most two scratch buffers (one child: one buffer) */
 	for (mask = 1; mask < n && !(vr & mask); mask <<= 1)
-		if (vr + mask < n)
+		if (vr + mask < n) {
 			last = mask;
-	if (!(t = coll_sched_tmp(s, 2 * len)))
+			kids++;
+		}
+	if (rank == top && rank == root && mine != rbuf)
+		kids--;
+	if (kids > 0 && !(t = coll_sched_tmp(s, (kids > 1 ? 2 : 1) * len)))
 		return -1;
 	for (mask = 1; mask < n; mask <<= 1) {
 		if (vr & mask) {
@@ -54,7 +60,7 @@ int coll_build_reduce_binomial(struct coll_sched *s, const void *sbuf, void *rbu
 			break;
 		}
 		if (vr + mask < n) {
-			char *dst = t + (cur == t ? len : 0);
+			char *dst = cur == t ? t + len : t;
 
 			if (mask == last && rank == top && rank == root && mine != rbuf)
 				dst = rbuf;
