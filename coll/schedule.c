@@ -18,6 +18,7 @@ static struct coll_sched *ready_head, **ready_tail = &ready_head;
 #define SCHED_CACHE 8
 static struct coll_sched *cache[SCHED_CACHE];
 static int ncache;
+int coll_sched_nb_running;
 
 struct coll_sched *coll_sched_new(const struct coll_comm *c, int tag, const struct coll_op *op)
 {
@@ -42,6 +43,7 @@ struct coll_sched *coll_sched_new(const struct coll_comm *c, int tag, const stru
 	s->pending = 0;
 	s->jump = -1;
 	s->looping = 0;
+	s->nb = 0;
 	s->error = MICHI_OK;
 	s->tmps = NULL;
 	s->inl_used = 0;
@@ -276,6 +278,7 @@ static void sched_end(struct coll_sched *s)
 	struct mtmi_req *done = s->done;
 	michi_status_t err = s->error;
 
+	coll_sched_nb_running -= s->nb;
 	coll_sched_free(s);
 	done->error = err < 0 ? err : 0;
 	done->count = 0;
@@ -396,8 +399,20 @@ michi_status_t coll_sched_start(struct coll_sched *s, struct mtmi_req *done, int
 		coll_sched_free(s);
 		return michi_err(MICHI_ERR_NOMEM, "no memory for a collective's rank map");
 	}
+	s->nb = own_peers != 0;
+	coll_sched_nb_running += s->nb;
 	advance(s);
 	return MICHI_OK;
+}
+
+size_t coll_sched_bytes(const struct coll_sched *s)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < s->nsteps; i++)
+		if (s->steps[i].op == CS_SEND || s->steps[i].op == CS_RECV)
+			n += s->steps[i].len;
+	return n;
 }
 
 michi_status_t coll_sched_run(struct coll_sched *s)

@@ -71,6 +71,7 @@ struct coll_sched {
 	int pending;           /* its sends and receives still running */
 	int jump;              /* set by a call step: next round starts here */
 	int looping;           /* on the ready list after such a jump */
+	int nb;                /* counted in coll_sched_nb_running */
 	michi_status_t error;
 	struct coll_step *steps;
 	struct coll_tmp *tmps; /* scratch the schedule frees */
@@ -131,5 +132,11 @@ void *coll_sched_tmp(struct coll_sched *s, size_t len);
 michi_status_t coll_sched_start(struct coll_sched *s, struct mtmi_req *done, int own_peers);
 /* Start and wait for the end (blocking collectives). */
 michi_status_t coll_sched_run(struct coll_sched *s);
+
+/* Schedules started with own_peers (the nonblocking ones) that have not
+ * ended: what a progress thread has to run (mpi/async.c). */
+extern int coll_sched_nb_running MICHI_HIDDEN;
+/* Bytes the sends and receives of a built schedule move. */
+size_t coll_sched_bytes(const struct coll_sched *s);
 
 #endif

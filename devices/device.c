@@ -263,6 +263,7 @@ static void devices_wait_policy(const struct michi_job *job)
 	struct michi_wait_policy *w = &michi_wait;
 
 	w->cores = devices_host_cpus();
+	w->ranks = job->local_size;
 	w->oversubscribed = job->local_size > w->cores;
 	w->poll_yield_ticks = w->oversubscribed && poll_yield_us > 0 ?
 		(uint64_t)(poll_yield_us * michi_ticks_per_us()) : 0;

@@ -188,6 +188,7 @@ struct michi_wait_policy {
 	int may_block;
 	int oversubscribed;
 	int cores;
+	int ranks;             /* ranks of the job on this host */
 	/* oversubscribed: the least michi_ticks() between two yields of the
 	 * polling calls (mtmi_poll) */
 	uint64_t poll_yield_ticks;

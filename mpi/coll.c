@@ -147,6 +147,7 @@ int michi_coll_go(struct michi_comm *c, struct coll_sched *s, MPI_Request *reque
 {
 	struct michi_request *r;
 	michi_status_t st;
+	size_t bytes;
 
 	if (!request)
 		return s ? coll_done(c, coll_sched_run(s), fname) : MPI_SUCCESS;
@@ -175,12 +176,16 @@ int michi_coll_go(struct michi_comm *c, struct coll_sched *s, MPI_Request *reque
 		*request = (MPI_Request)michi_p2h(r);
 		return MPI_SUCCESS;
 	}
+	bytes = coll_sched_bytes(s);
 	st = coll_sched_start(s, &r->m, 1);
 	if (st < 0) {
 		michi_req_free(r);
 		return coll_done(c, st, fname);
 	}
 	*request = (MPI_Request)michi_p2h(r);
+	/* last: from here on the progress thread may run the schedule */
+	if (!r->m.done)
+		michi_async_kick(bytes);
 	return MPI_SUCCESS;
 }
 

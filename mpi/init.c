@@ -178,11 +178,11 @@ static int init_fail(const char *fname, michi_status_t st)
  * (MPI_T_init_thread may have set it already) and michi_state.fast sends
  * the hot calls through their MICHI_GATE.
  */
-static int mt_mpi, mt_tool;
+static int mt_mpi, mt_tool, mt_async;
 
 static void mt_update(void)
 {
-	michi_mt = mt_mpi || mt_tool;
+	michi_mt = mt_mpi || mt_tool || mt_async;
 	michi_state.fast = michi_state.active && !michi_mt;
 	/* over a matching device the fast paths are the native ones */
 	michi_state.fast_tag_end = michi_state.fast && !mtmi_tag ?
@@ -201,6 +201,12 @@ void michi_mt_mpi(int on)
 void michi_mt_tool(int on)
 {
 	mt_tool = on;
+	mt_update();
+}
+
+void michi_mt_async(int on)
+{
+	mt_async = on;
 	mt_update();
 }
 
@@ -360,6 +366,7 @@ int michi_runtime_down(const char *fname)
 	if (--runtime_users > 0)
 		return MPI_SUCCESS;
 	runtime_over = 1;
+	michi_async_end();
 	/* Deliver what is in flight, then a fence so that no rank closes its
 	 * connections while a peer still reads from them; MTMI keeps taking
 	 * frames until the devices are closed. */

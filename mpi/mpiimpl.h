@@ -567,6 +567,23 @@ static inline int michi_thread_level(int required)
 /* MPI's and MPI_T's thread levels: MULTIPLE (1) or less (0) */
 void michi_mt_mpi(int on);
 void michi_mt_tool(int on);
+/* The progress thread's share of michi_mt (mpi/async.c), set and cleared
+ * with the lock held or while no other thread runs MPI */
+void michi_mt_async(int on);
+/* mpi/async.c: a nonblocking collective that moves `bytes` has started
+ * and not yet ended: let the progress thread run it where it may (called
+ * last in the MPI call that started it, after its request is out) */
+void michi_async_kick(size_t bytes);
+/* Stop the progress thread (the runtime is ending). */
+void michi_async_end(void);
+/* 1 while the progress thread runs the schedules: every call takes the
+ * lock then (michi_state.fast is clear) */
+extern int michi_async_running MICHI_HIDDEN;
+/* MPI_Test while the progress thread runs: 1 (and *flag 0) for a
+ * collective's request it has not completed yet, answered without the
+ * lock, which the thread needs more than this caller does; else 0 (the
+ * call goes on as usual) */
+int michi_async_test(MPI_Request *request, int *flag);
 
 int michi_check_comm_slow(MPI_Comm comm, const char *fname) __attribute__((cold));
 

@@ -70,6 +70,9 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
 	struct michi_request *r;
 
+	if (unlikely(!michi_state.fast) && michi_async_running &&
+	    michi_async_test(request, flag))
+		return MPI_SUCCESS;
 	MICHI_GATE("MPI_Test", Test, (request, flag, status));
 	if (ERRCHK && unlikely(!request || !flag))
 		return michi_err_null(NULL, "MPI_Test", !request ? "request" : "flag");

@@ -189,17 +189,33 @@ static inline void cpu_relax(void)
 #endif
 }
 
+uint64_t mtmi_wait_tick;
+static __thread int agent_self;   /* this thread is the progress thread */
+
+void mtmi_agent_thread(void)
+{
+	agent_self = 1;
+}
+
 /*
  * An idle round of a thread that shares the process with other MPI
  * threads: it gives the lock up (util/mtlock.h) and never sleeps in a
  * device's kernel wait, since another thread may take the very event it
- * would wait for; short sleeps instead bound the latency it adds.
+ * would wait for; short sleeps instead bound the latency it adds. With a
+ * core per rank and no thread waiting for the lock it only pauses. It
+ * says that it waits (mtmi_wait_tick), so that a progress thread leaves
+ * the polling to it.
  */
 static void mtmi_idle_mt(unsigned long long n)
 {
-	unsigned depth = michi_mt_release();
+	unsigned depth;
 
-	if (n <= michi_wait.spin + michi_wait.yield || !michi_wait.may_block) {
+	if (!agent_self)
+		__atomic_store_n(&mtmi_wait_tick, michi_ticks(), __ATOMIC_RELAXED);
+	depth = michi_mt_release();
+	if (n <= michi_wait.spin && !michi_wait.oversubscribed && !michi_mt_waiting()) {
+		cpu_relax();
+	} else if (n <= michi_wait.spin + michi_wait.yield || !michi_wait.may_block) {
 		sched_yield();
 	} else {
 		struct timespec ts = { 0, 50 * 1000 };

@@ -182,6 +182,18 @@ int mtmi_poll(void);
  */
 extern int (*mtmi_defer)(void) MICHI_HIDDEN;
 
+/*
+ * A progress thread (mpi/async.c) polls mtmi_progress() while no program
+ * thread waits: each idle round of a waiting loop with michi_mt set
+ * stamps mtmi_wait_tick (michi_ticks), and the progress thread stands
+ * aside while the stamp is fresh, so the two do not pass the lock and the
+ * progress state back and forth; the waiting thread polls as it would
+ * alone. The progress thread calls mtmi_agent_thread() once, so that its
+ * own rounds (a user op's wait) do not count.
+ */
+extern uint64_t mtmi_wait_tick MICHI_HIDDEN;
+void mtmi_agent_thread(void);
+
 /* Wait until r->done, spinning, then yielding, then blocking in the
  * devices' wait fds (tunable policy). Returns r->error. */
 michi_status_t mtmi_wait(struct mtmi_req *r);

@@ -8,17 +8,26 @@
  */
 #include "mtlock.h"
 
-#include <pthread.h>
-
 int michi_mt;
 
 static pthread_mutex_t mt_mutex = PTHREAD_MUTEX_INITIALIZER;
 static __thread unsigned mt_depth;
+static unsigned mt_waiters;
+
+/* Take the mutex; only a contended take counts itself as waiting. */
+static void mt_take(void)
+{
+	if (pthread_mutex_trylock(&mt_mutex) == 0)
+		return;
+	__atomic_add_fetch(&mt_waiters, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&mt_mutex);
+	__atomic_sub_fetch(&mt_waiters, 1, __ATOMIC_RELAXED);
+}
 
 void michi_mt_lock(void)
 {
 	if (mt_depth++ == 0)
-		pthread_mutex_lock(&mt_mutex);
+		mt_take();
 }
 
 void michi_mt_unlock(void)
@@ -46,7 +55,17 @@ unsigned michi_mt_release(void)
 void michi_mt_reacquire(unsigned depth)
 {
 	if (depth) {
-		pthread_mutex_lock(&mt_mutex);
+		mt_take();
 		mt_depth = depth;
 	}
+}
+
+unsigned michi_mt_waiting(void)
+{
+	return __atomic_load_n(&mt_waiters, __ATOMIC_RELAXED);
+}
+
+void michi_mt_cond_wait(pthread_cond_t *cv)
+{
+	pthread_cond_wait(cv, &mt_mutex);
 }

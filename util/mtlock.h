@@ -16,6 +16,8 @@
 #ifndef MICHI_MTLOCK_H
 #define MICHI_MTLOCK_H
 
+#include <pthread.h>
+
 /* 1 while some part of the library runs at MPI_THREAD_MULTIPLE. */
 extern int michi_mt __attribute__((visibility("hidden")));
 
@@ -27,5 +29,11 @@ int michi_mt_held(void);
  * them back: a waiting thread brackets its idle time with these. */
 unsigned michi_mt_release(void);
 void michi_mt_reacquire(unsigned depth);
+/* Threads blocked in michi_mt_lock or michi_mt_reacquire right now: a
+ * thread that only polls lets them in before it takes the lock again. */
+unsigned michi_mt_waiting(void);
+/* Wait on cv with the lock (held once by this thread) given up meanwhile,
+ * as pthread_cond_wait does with its mutex. */
+void michi_mt_cond_wait(pthread_cond_t *cv);
 
 #endif
