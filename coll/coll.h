@@ -122,6 +122,7 @@ int coll_fan_out(struct coll_sched *s);
 
 /* Binomial-tree broadcast of len bytes from root. */
 int coll_build_bcast_binomial(struct coll_sched *s, void *buf, size_t len, int root);
+int coll_build_bcast_flat(struct coll_sched *s, void *buf, size_t len, int root);
 /* Scatter then ring allgather (van de Geijn), for large broadcasts. */
 int coll_build_bcast_scatter_ag(struct coll_sched *s, void *buf, size_t len, int root);
 /* Pipelined chain from the root in rank order, segment by segment
