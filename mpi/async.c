@@ -225,6 +225,10 @@ static void *async_main(void *arg)
 			idle = 0;
 		else
 			idle++;
+		/* an error met here is the request's (m.error), reported by
+		 * the call that completes it; none stays recorded for this
+		 * thread, where no call would report it */
+		michi_err_clear();
 		async_pause(idle);
 	}
 	async_polling(0);
