@@ -354,9 +354,16 @@ int shm_rx_poll(struct shm_rx *r, int budget)
 		if (r->left == 0)
 			mtmi_dev_recv_done(r->peer, &r->rx);
 		if (unlikely(shm.wake)) {
+			/* a sender with frames queued for room: wake it if it
+			 * sleeps (it raises `sleeping` with a full barrier and
+			 * then looks at its rings' room, shm_block), not on
+			 * every record while it polls or yields */
+			struct shm_proc *p = &shm.procs[shm.local_of[r->peer]];
+
 			atomic_thread_fence(memory_order_seq_cst);
-			if (atomic_load_explicit(&r->ctl->tx_waiting, memory_order_relaxed))
-				shm_wake_slow(&shm.procs[shm.local_of[r->peer]]);
+			if (atomic_load_explicit(&r->ctl->tx_waiting, memory_order_relaxed) &&
+			    atomic_load_explicit(&p->sleeping, memory_order_relaxed))
+				shm_wake_slow(p);
 		}
 	}
 	return n;
