@@ -34,7 +34,10 @@ enum {
 	AUTO_NEVER = 1,        /* only when forced */
 	AUTO_ONE_HOST = 2,     /* all ranks on one host */
 	AUTO_HOSTS = 4,        /* ranks on several hosts */
+	AUTO_OVERSUB = 8,      /* one host whose ranks outnumber its processors */
 };
+
+int coll_oversubscribed;
 
 /* A call as selection sees it. */
 struct coll_query {
@@ -107,6 +110,8 @@ static int wanted(const struct coll_algo *a, const struct coll_query *q)
 	if ((a->when & AUTO_ONE_HOST) && q->hosts)
 		return 0;
 	if ((a->when & AUTO_HOSTS) && !q->hosts)
+		return 0;
+	if ((a->when & AUTO_OVERSUB) && (q->hosts || !coll_oversubscribed))
 		return 0;
 	if (q->n < a->min_n || (a->max_n && q->n > *a->max_n))
 		return 0;
@@ -504,14 +509,16 @@ int coll_build_allgather(struct coll_sched *s, const void *sbuf, size_t slen, vo
 
 /* ---- alltoall: bytes of one block (0 for the v forms) ------------------------- */
 
-/* Bruck from 8 ranks up to 256-byte blocks as in MPICH (at 8 and 12
- * ranks it was as fast as scattered or a little faster there); scattered
- * beat pairwise by 1.1 to 2 times from 8 bytes to 128 KiB at 4 and 8
- * ranks (MPICH stops at 32 KiB); from 256 KiB the two were even, and
- * pairwise, which MPICH and Open MPI find kinder to a network, stays. */
+/* Bruck from 8 ranks up to 64-byte blocks (MPICH: 256): with a core per
+ * rank (bench/results/2026-11-26-coll-onehost-16cores, medians of 5) it
+ * beat scattered at 8 bytes by 1.10x on 8 ranks and 1.15x on 16, at 64
+ * bytes by 1.05x and 1.00x, and lost at 256 bytes, 0.89x and 0.72x.
+ * Scattered beat pairwise by 1.1 to 2 times from 8 bytes to 128 KiB at
+ * 4 and 8 ranks (MPICH stops at 32 KiB); from 256 KiB the two were even,
+ * and pairwise, which MPICH and Open MPI find kinder to a network, stays. */
 
-static size_t alltoall_short = 256;
-MICHI_TUNABLE(alltoall_short, "coll_alltoall_short_bytes", MICHI_T_SIZE, "256",
+static size_t alltoall_short = 64;
+MICHI_TUNABLE(alltoall_short, "coll_alltoall_short_bytes", MICHI_T_SIZE, "64",
 	      MICHI_LEVEL_TUNER, "largest alltoall block (bytes) that goes in log2(n) rounds "
 	      "(Bruck, auto, from 8 ranks)");
 static size_t alltoall_long = 128 * 1024;
@@ -538,8 +545,14 @@ static int alltoall_bruck(struct coll_sched *s, const void *sbuf, const int *sco
 	return coll_build_alltoall_bruck(s, sbuf, rbuf, rucount * rext);
 }
 
-FORCE_TUNABLE(alltoall, "coll_alltoall_algorithm", "bruck, scattered, pairwise");
+FORCE_TUNABLE(alltoall, "coll_alltoall_algorithm", "scattered, bruck, pairwise");
 static const struct coll_algo alltoall_rows[] = {
+	/* ranks outnumbering the cores of their one host: every block at
+	 * once beat Bruck's log2(n) rounds from 8 to 256 bytes at 8, 12 and
+	 * 16 ranks on 2 cores (8 ranks, 8 bytes, medians of 5: 10.0 against
+	 * 14.8 us; 16 ranks 49 against 65) */
+	{ "scattered", 0, AUTO_OVERSUB, 0, NULL, NULL, &alltoall_long,
+	  { .alltoall = coll_build_alltoallv_scattered } },
 	{ "bruck", NEED_UNIFORM, 0, 8, NULL, NULL, &alltoall_short,
 	  { .alltoall = alltoall_bruck } },
 	{ "scattered", 0, 0, 0, NULL, NULL, &alltoall_long,

@@ -15,6 +15,7 @@
 #include "attr.h"
 #include "mpit.h"
 #include "pt2pt.h"
+#include "coll.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -330,6 +331,7 @@ static int runtime_start(const char *fname, int required)
 	st = michi_devices_post_fence(&job);
 	if (st)
 		return init_fail(fname, st);
+	coll_oversubscribed = michi_wait.oversubscribed;
 	st = mtmi_init(&job);
 	if (st)
 		return init_fail(fname, st);
