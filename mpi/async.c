@@ -17,11 +17,13 @@
  * time the hot paths are exactly the single-threaded ones. The switch:
  * michi_async_kick, the last thing the MPI call that started the
  * collective does (its request is out by then), sets michi_mt with the
- * lock held and wakes the thread; the thread clears it, again with the
- * lock held, when it finds no schedule left. A thread of the process
- * that is inside MPI then holds the lock or waits for it, so it sees
- * the change only between two calls (util/mtlock.h's stubs unlock what
- * they locked, whatever michi_mt says meanwhile).
+ * lock held and wakes the thread. When the thread finds no schedule
+ * left it stops polling and asks for the switch back; the next program
+ * thread to give the lock up entirely clears michi_mt just before it
+ * does (util/mtlock.h's unlock hook), so everything the progress thread
+ * did comes before, through the lock, whatever that thread reads next
+ * without it. util/mtlock.h's stubs unlock what they locked, whatever
+ * michi_mt says meanwhile.
  *
  * Sharing the work: a program thread that waits (MPI_Wait) polls by
  * itself, as it would alone, and the thread stands aside meanwhile
@@ -31,11 +33,21 @@
  * reductions; a thread waiting for the lock gets it before the next poll.
  *
  * MPICH has a progress thread behind MPICH_ASYNC_PROGRESS=1, off by
- * default. Here the default, "auto", runs it only for collectives that
- * move async_progress_bytes or more, and only where the host has at
- * least two processors per rank and this process may use more than one
- * of them: an oversubscribed rank's thread would take the core its
- * peers need.
+ * default. Here the default, "auto", starts it only for collectives that
+ * move async_progress_bytes or more and run no code of the program
+ * (user-defined ops, a duplicate's attribute copy callbacks), and only
+ * where the host has at least two processors per rank and this process
+ * may use more than one of them: an oversubscribed rank's thread would
+ * take the core its peers need. Once running it progresses every
+ * pending schedule, so program code may still run on it when such a
+ * collective is in flight beside one that started it, and with "on".
+ *
+ * Limits: an error met on the thread reaches the program as the
+ * request's status with the generic text of its class (the detailed
+ * message is the thread's own); a nonblocking collective started from a
+ * callback inside an MPI call that holds no lock (an attribute delete
+ * callback in MPI_Comm_free, at MPI_THREAD_SINGLE) switches the lock on
+ * while that outer call goes on without it.
  */
 #define _GNU_SOURCE
 #include "mpiimpl.h"
@@ -83,6 +95,8 @@ static pthread_t async_thread;
 static pthread_cond_t async_wake = PTHREAD_COND_INITIALIZER;
 static int async_started, async_stop;
 static int async_on;   /* michi_mt_async is set: the thread may poll */
+static int async_off_wanted;   /* none left: the next full unlock clears it */
+static __thread int async_self;   /* this is the progress thread */
 int michi_async_running;   /* the thread polls, for lock-free readers */
 static uint64_t async_waiter_ticks;   /* how fresh a waiter's stamp is */
 static uint64_t async_linger_ticks;   /* how long the thread stays up idle */
@@ -175,6 +189,31 @@ static void async_polling(int on)
 	__atomic_store_n(&michi_async_running, on, __ATOMIC_RELEASE);
 }
 
+/* The thread has collectives to run (read without the lock too). */
+static int async_wanted(void)
+{
+	return __atomic_load_n(&async_on, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&async_off_wanted, __ATOMIC_ACQUIRE);
+}
+
+/* Asks for michi_mt to go off (1) or takes that back (0); with the lock
+ * held. */
+static void async_want_off(int off)
+{
+	__atomic_store_n(&async_off_wanted, off, __ATOMIC_RELEASE);
+	michi_mt_hook_armed = off;
+}
+
+/* util/mtlock.h's unlock hook: a program thread gives the lock up
+ * entirely while the progress thread has asked for the switch back. */
+static void async_unlock_hook(void)
+{
+	if (async_self || !async_off_wanted || coll_sched_nb_running)
+		return;
+	async_want_off(0);
+	async_set(0);
+}
+
 /* With the lock held, which it gives up meanwhile: before it sleeps, the
  * thread watches for a while whether another collective comes, so that
  * one started soon after finds it awake and pays no wake-up. It touches
@@ -187,8 +226,7 @@ static void async_linger(void)
 		return;
 	michi_mt_unlock();
 	end = michi_ticks() + async_linger_ticks;
-	while (!__atomic_load_n(&async_on, __ATOMIC_ACQUIRE) &&
-	       !__atomic_load_n(&async_stop, __ATOMIC_ACQUIRE) &&
+	while (!async_wanted() && !__atomic_load_n(&async_stop, __ATOMIC_ACQUIRE) &&
 	       (int64_t)(michi_ticks() - end) < 0)
 		for (int i = 0; i < ASYNC_BACKOFF; i++)
 			async_relax();
@@ -200,12 +238,13 @@ static void *async_main(void *arg)
 	unsigned long long idle = 0;
 
 	(void)arg;
+	async_self = 1;
 	mtmi_agent_thread();
 	michi_mt_lock();
 	while (!async_stop) {
-		if (!async_on) {
+		if (!async_wanted()) {
 			async_linger();
-			if (!async_on && !async_stop) {
+			if (!async_wanted() && !async_stop) {
 				async_sleeping = 1;
 				michi_mt_cond_wait(&async_wake);
 				async_sleeping = 0;
@@ -214,9 +253,10 @@ static void *async_main(void *arg)
 			continue;
 		}
 		if (!coll_sched_nb_running) {
-			/* nothing left: the calls go back to the unlocked paths */
+			/* nothing left: the calls go back to the unlocked paths
+			 * at the program's next full unlock */
 			async_polling(0);
-			async_set(0);
+			async_want_off(1);
 			continue;
 		}
 		if (!michi_async_running)
@@ -242,6 +282,7 @@ static int async_start(void)
 	sigset_t all, old;
 	int rc;
 
+	michi_mt_unlock_hook = async_unlock_hook;
 	/* signals stay with the program's own threads */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -256,13 +297,14 @@ static int async_start(void)
 	return 0;
 }
 
-void michi_async_kick(size_t bytes)
+void michi_async_kick(size_t bytes, int user_code)
 {
 	int took;
 
 	if (unlikely(async_mode == ASYNC_UNDECIDED))
 		async_decide();
-	if (async_mode == ASYNC_OFF || (async_mode == ASYNC_AUTO && bytes < async_progress_bytes))
+	if (async_mode == ASYNC_OFF ||
+	    (async_mode == ASYNC_AUTO && (bytes < async_progress_bytes || user_code)))
 		return;
 	/* michi_mt is clear when this thread does not hold the lock: no
 	 * other thread runs MPI, the progress thread sleeps */
@@ -271,8 +313,10 @@ void michi_async_kick(size_t bytes)
 		michi_mt_lock();
 	if (!async_started && async_start() < 0) {
 		async_mode = ASYNC_OFF;
-	} else if (!async_on) {
-		async_set(1);
+	} else if (!async_wanted()) {
+		if (!async_on)
+			async_set(1);
+		async_want_off(0);
 		if (async_sleeping)
 			pthread_cond_signal(&async_wake);
 	}
@@ -310,6 +354,7 @@ void michi_async_end(void)
 	pthread_join(async_thread, NULL);
 	michi_mt_reacquire(depth);
 	async_started = 0;
+	async_want_off(0);
 	if (async_on)
 		async_set(0);
 	if (took)

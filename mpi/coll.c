@@ -148,6 +148,7 @@ int michi_coll_go(struct michi_comm *c, struct coll_sched *s, MPI_Request *reque
 	struct michi_request *r;
 	michi_status_t st;
 	size_t bytes;
+	int user_code;
 
 	if (!request)
 		return s ? coll_done(c, coll_sched_run(s), fname) : MPI_SUCCESS;
@@ -177,6 +178,7 @@ int michi_coll_go(struct michi_comm *c, struct coll_sched *s, MPI_Request *reque
 		return MPI_SUCCESS;
 	}
 	bytes = coll_sched_bytes(s);
+	user_code = s->on_free != NULL;   /* a user op's or an idup's */
 	st = coll_sched_start(s, &r->m, 1);
 	if (st < 0) {
 		michi_req_free(r);
@@ -185,7 +187,7 @@ int michi_coll_go(struct michi_comm *c, struct coll_sched *s, MPI_Request *reque
 	*request = (MPI_Request)michi_p2h(r);
 	/* last: from here on the progress thread may run the schedule */
 	if (!r->m.done)
-		michi_async_kick(bytes);
+		michi_async_kick(bytes, user_code);
 	return MPI_SUCCESS;
 }
 

@@ -572,8 +572,9 @@ void michi_mt_tool(int on);
 void michi_mt_async(int on);
 /* mpi/async.c: a nonblocking collective that moves `bytes` has started
  * and not yet ended: let the progress thread run it where it may (called
- * last in the MPI call that started it, after its request is out) */
-void michi_async_kick(size_t bytes);
+ * last in the MPI call that started it, after its request is out);
+ * user_code: running it may call the program's code (a user op) */
+void michi_async_kick(size_t bytes, int user_code);
 /* Stop the progress thread (the runtime is ending). */
 void michi_async_end(void);
 /* 1 while the progress thread runs the schedules: every call takes the

@@ -190,11 +190,13 @@ static inline void cpu_relax(void)
 }
 
 uint64_t mtmi_wait_tick;
+static int agent_exists;          /* a progress thread was started */
 static __thread int agent_self;   /* this thread is the progress thread */
 
 void mtmi_agent_thread(void)
 {
 	agent_self = 1;
+	__atomic_store_n(&agent_exists, 1, __ATOMIC_RELAXED);
 }
 
 /*
@@ -210,7 +212,7 @@ static void mtmi_idle_mt(unsigned long long n)
 {
 	unsigned depth;
 
-	if (!agent_self)
+	if (agent_exists && !agent_self)
 		__atomic_store_n(&mtmi_wait_tick, michi_ticks(), __ATOMIC_RELAXED);
 	depth = michi_mt_release();
 	if (n <= michi_wait.spin && !michi_wait.oversubscribed && !michi_mt_waiting()) {

@@ -30,10 +30,16 @@ void michi_mt_lock(void)
 		mt_take();
 }
 
+void (*michi_mt_unlock_hook)(void);
+int michi_mt_hook_armed;
+
 void michi_mt_unlock(void)
 {
-	if (--mt_depth == 0)
+	if (--mt_depth == 0) {
+		if (__builtin_expect(michi_mt_hook_armed, 0))
+			michi_mt_unlock_hook();
 		pthread_mutex_unlock(&mt_mutex);
+	}
 }
 
 int michi_mt_held(void)
