@@ -102,10 +102,10 @@ static inline char *coll_block(const void *buf, const int *counts, const int *di
 michi_status_t coll_sendrecv(const struct coll_comm *c, const void *sbuf, size_t slen, int to,
 			     void *rbuf, size_t rlen, int from, int tag);
 
-/* 1 when this host runs more ranks of the job than it has processors:
- * the same on every rank of the host (mpi/init.c sets it from the
- * devices' wait policy), so the choices of a communicator on one host
- * may depend on it (coll/select.c). */
+/* 1 when this host runs more ranks of the job than it has processors
+ * online: the same on every rank of the host (mpi/init.c), so the
+ * choices of a communicator on one host may depend on it
+ * (coll/select.c). */
 extern int coll_oversubscribed MICHI_HIDDEN;
 
 /*

@@ -331,7 +331,11 @@ static int runtime_start(const char *fname, int required)
 	st = michi_devices_post_fence(&job);
 	if (st)
 		return init_fail(fname, st);
-	coll_oversubscribed = michi_wait.oversubscribed;
+	/* from what every rank of the host reads alike: the devices' count
+	 * comes from this process's allowed cpuset, which ranks in cgroups
+	 * of their own may see differently, and the ranks of a
+	 * communicator must all choose one algorithm */
+	coll_oversubscribed = job.local_size > sysconf(_SC_NPROCESSORS_ONLN);
 	st = mtmi_init(&job);
 	if (st)
 		return init_fail(fname, st);
