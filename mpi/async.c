@@ -102,15 +102,6 @@ static uint64_t async_waiter_ticks;   /* how fresh a waiter's stamp is */
 static uint64_t async_linger_ticks;   /* how long the thread stays up idle */
 static int async_sleeping;            /* the thread waits on async_wake */
 
-static inline void async_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#endif
-}
-
 static void async_decide(void)
 {
 	cpu_set_t set;
@@ -152,7 +143,7 @@ static void async_pause(unsigned long long idle)
 {
 	michi_mt_unlock();
 	for (int i = 0; i < ASYNC_HANDOFF && michi_mt_waiting(); i++)
-		async_relax();
+		michi_cpu_relax();
 	if (idle > ASYNC_DOZE) {
 		struct timespec ts = { 0, 20 * 1000 };
 
@@ -163,13 +154,13 @@ static void async_pause(unsigned long long idle)
 		/* a little longer each idle poll: a polling thread on the
 		 * program thread's sibling hyperthread slows it down */
 		for (unsigned long long i = 0; i <= idle && i < ASYNC_BACKOFF; i++)
-			async_relax();
+			michi_cpu_relax();
 	}
 	for (unsigned long i = 0; async_waiter(); i++) {
 		if (i > ASYNC_SPIN || michi_wait.oversubscribed)
 			sched_yield();
 		else
-			async_relax();
+			michi_cpu_relax();
 	}
 	michi_mt_lock();
 }
@@ -229,7 +220,7 @@ static void async_linger(void)
 	while (!async_wanted() && !__atomic_load_n(&async_stop, __ATOMIC_ACQUIRE) &&
 	       (int64_t)(michi_ticks() - end) < 0)
 		for (int i = 0; i < ASYNC_BACKOFF; i++)
-			async_relax();
+			michi_cpu_relax();
 	michi_mt_lock();
 }
 

@@ -180,15 +180,6 @@ int mtmi_poll(void)
 	return n;
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#endif
-}
-
 uint64_t mtmi_wait_tick;
 static int agent_exists;          /* a progress thread was started */
 static __thread int agent_self;   /* this thread is the progress thread */
@@ -216,7 +207,7 @@ static void mtmi_idle_mt(unsigned long long n)
 		__atomic_store_n(&mtmi_wait_tick, michi_ticks(), __ATOMIC_RELAXED);
 	depth = michi_mt_release();
 	if (n <= michi_wait.spin && !michi_wait.oversubscribed && !michi_mt_waiting()) {
-		cpu_relax();
+		michi_cpu_relax();
 	} else if (n <= michi_wait.spin + michi_wait.yield || !michi_wait.may_block) {
 		sched_yield();
 	} else {
@@ -241,7 +232,7 @@ void mtmi_idle(unsigned *spins)
 		return;
 	}
 	if (n <= michi_wait.spin)
-		cpu_relax();
+		michi_cpu_relax();
 	else if (n <= michi_wait.spin + michi_wait.yield || mtmi_stream_recvs.head)
 		sched_yield();   /* a streamed sender wakes nobody: never block then */
 	else

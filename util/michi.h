@@ -156,6 +156,18 @@ MICHI_EXPORT void michi_tunables_print(void *stdio_file, int max_level);
 /* ---- small helpers ---------------------------------------------------- */
 
 double michi_wtime(void);          /* seconds, CLOCK_MONOTONIC */
+
+/* One pause of a polling loop: lets the sibling hyperthread run and
+ * saves power while a flag is watched. */
+static inline void michi_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
 /* A cheap clock for rate limits: the time-stamp counter where there is
  * one (a few ns to read), else CLOCK_MONOTONIC in ns. Its rate is what
  * michi_ticks_per_us() measured; only differences mean anything. */
