@@ -17,13 +17,13 @@
  * to CTS. From rndv_split_min up, when the device can also write into
  * the receiver's memory, the two split the copy: the receiver asks the
  * sender (PUSH) to write the second half while it pulls the first, where
- * the host has a core per rank (below). A streamed rendezvous (mtmi_isend_stream) carries also the address of
- * the sender's count of bytes ready: the receiver reads it and pulls
- * what is ready, a piece at a time from progress, while the sender still
- * packs the rest; FIN once all is in. Cancel of a send asks the
- * receiver to withdraw the message from its unexpected queue. A send
- * completes when no wait flag is left (MTMI_RF_WAIT_MASK), whatever the
- * order the acknowledgements come in.
+ * the host has a processor per rank (below). A streamed rendezvous
+ * (mtmi_isend_stream) carries also the address of the sender's count of
+ * bytes ready: the receiver reads it and pulls what is ready, a piece at
+ * a time from progress, while the sender still packs the rest; FIN once
+ * all is in. Cancel of a send asks the receiver to withdraw the message
+ * from its unexpected queue. A send completes when no wait flag is left
+ * (MTMI_RF_WAIT_MASK), whatever the order the acknowledgements come in.
  */
 #include "config.h"
 #include "mtmi_priv.h"
@@ -43,23 +43,25 @@ _Static_assert(offsetof(struct mtmi_req, rready) == offsetof(struct mtmi_req, ra
 #define STREAM_PULL ((size_t)256 << 10)
 
 /* The split needs the sender's core as well as the receiver's: where the
- * host's ranks outnumber its cores (michi_wait.oversubscribed) it only
+ * host's ranks outnumber its processors (michi_wait.oversubscribed) it only
  * adds a hand-over, the receiver waiting for the sender to be scheduled
  * for its PUSHED, and a sender of several messages (a scatter's root)
  * copies half of each of them in turn. 4 ranks on 2 cores, bench/oversub
  * medians of 5 runs, split against the receiver alone: 64 KiB scatter
  * 108 against 76 us, alltoall 325 against 265, bcast 77 against 65;
- * 1 MiB scatter 1409 against 1056, alltoall 4953 against 4820; the one
- * loss, 1 MiB bcast (925 against 992; on 8 ranks 1978 against 2026). */
+ * 1 MiB scatter 1409 against 1056, alltoall 4953 against 4820; even:
+ * 64 KiB gather (126 and 126), 1 MiB allgather (4955 against 4962); the
+ * one clear loss, 1 MiB bcast (925 against 992; on 8 ranks 1978 against
+ * 2026). */
 static size_t mtmi_split_min = 65536;
 MICHI_TUNABLE(mtmi_split_min, "rndv_split_min", MICHI_T_SIZE, "64k", MICHI_LEVEL_TUNER,
 	      "smallest rendezvous that receiver and sender copy together, half each, over a "
-	      "device that can pull and push, where the host has a core per rank (0: the "
+	      "device that can pull and push, where the host has a processor per rank (0: the "
 	      "receiver copies alone)");
 static int mtmi_split_oversub;
 MICHI_TUNABLE(mtmi_split_oversub, "rndv_split_oversubscribed", MICHI_T_BOOL, "0",
 	      MICHI_LEVEL_DEVELOPER, "split rendezvous copies (rndv_split_min) also where the "
-	      "host's ranks outnumber its cores");
+	      "host's ranks outnumber its processors");
 
 /* A header-only frame (no payload, no completion to track). */
 static michi_status_t ctl_send_off(int peer, uint8_t type, uint8_t flags, uint64_t sid,
