@@ -16,13 +16,21 @@
  * are polled (self never needs polling: it delivers inside send).
  *
  * Waiting (DESIGN.md §2, "No thread is required"): idle polls, then
- * sched_yield, then sleeps in the devices' wait. The automatic policy
- * compares the ranks on this host with its processors (hwloc when
- * configured, else the online CPUs): with a core per rank a waiting rank
- * polls, then yields, and never sleeps (as MPICH and Open MPI do, and so
- * shm senders skip the check for a sleeping receiver); oversubscribed, it
- * gives the core away after a few polls, since the rank it waits for may
- * need that core, and sleeps after a while of yielding. A polling call
+ * sched_yield, and sleeps in the devices' wait only when asked to
+ * (wait_yield >= 0 or wait_policy block). The automatic policy compares
+ * the ranks on this host with its processors (hwloc when configured,
+ * else the online CPUs): with a core per rank a waiting rank polls, then
+ * yields; oversubscribed, it gives the core away after a few polls, since
+ * the rank it waits for may need that core. Neither sleeps, as in MPICH
+ * and Open MPI, and so shm senders skip the check for a sleeping
+ * receiver. A yielding rank does not starve the one it waits for: the
+ * scheduler runs it again only after the others on its processor (Linux
+ * 6.6's EEVDF pushes its deadline back by a slice; CFS skips it). A
+ * sleeping one did harm: ranks that slept through another rank's long
+ * computation woke up together on the processor they had slept on and
+ * stayed stacked there until the load balancer moved them, milliseconds
+ * later, and their senders paid futex wakes (see devices_wait_policy). A
+ * polling call
  * (MPI_Test and friends) that finds nothing yields too, but at most once
  * per poll_yield_us: a loop that only tests hands the core over within
  * that time, while a program that tests between small pieces of its own
@@ -85,8 +93,9 @@ MICHI_TUNABLE(device_force, "device", MICHI_T_STRING, "", MICHI_LEVEL_USER,
 
 static const char *wait_policy = "auto";
 MICHI_TUNABLE(wait_policy, "wait_policy", MICHI_T_STRING, "auto", MICHI_LEVEL_TUNER,
-	      "how a waiting rank idles: auto (spin, then yield, then sleep; shorter when "
-	      "ranks outnumber cores), spin, yield or block");
+	      "how a waiting rank idles: auto (spin, then yield; spins shorter when ranks "
+	      "outnumber cores; sleeps only after wait_yield rounds when that is set), "
+	      "spin, yield or block");
 static int poll_yield_us = 20;
 MICHI_TUNABLE(poll_yield_us, "poll_yield_us", MICHI_T_INT, "20", MICHI_LEVEL_TUNER,
 	      "ranks outnumbering cores: MPI_Test and the other polling calls that find "
@@ -98,7 +107,7 @@ MICHI_TUNABLE(wait_spin, "wait_spin", MICHI_T_INT, "-1", MICHI_LEVEL_TUNER,
 	      "else 2)");
 static int wait_yield = -1;
 MICHI_TUNABLE(wait_yield, "wait_yield", MICHI_T_INT, "-1", MICHI_LEVEL_TUNER,
-	      "sched_yield rounds before a waiting rank sleeps (-1: 200)");
+	      "sched_yield rounds before a waiting rank sleeps (-1: never sleeps)");
 static int wait_block_ms = 10;
 MICHI_TUNABLE(wait_block_ms, "wait_block_ms", MICHI_T_INT, "10", MICHI_LEVEL_TUNER,
 	      "longest single sleep of a waiting rank in the devices' wait (ms)");
@@ -268,19 +277,23 @@ static void devices_wait_policy(const struct michi_job *job)
 	w->poll_yield_ticks = w->oversubscribed && poll_yield_us > 0 ?
 		(uint64_t)(poll_yield_us * michi_ticks_per_us()) : 0;
 	w->spin = wait_spin >= 0 ? (unsigned)wait_spin : w->oversubscribed ? 2 : 2000;
-	/* Only an oversubscribed wait sleeps, after 200 yield rounds. Fewer
-	 * was tried (HPCC 1.5.0, 4 ranks on the 2 cores, 11 runs each,
-	 * medians, 10 rounds against 200): the ping-pong latency, with the
-	 * other two ranks waiting their turn and yielding meanwhile, fell
-	 * from 2.33 to 1.53 us, but PTRANS (1.86 -> 1.62 GB/s), MPIFFT
-	 * (4.56 -> 4.11 Gflop/s) and the ring latencies (1.29/1.33 ->
-	 * 1.41/1.49 us) moved the other way: the sooner a rank sleeps, the
-	 * more futex wakes its peers pay. */
-	w->yield = wait_yield >= 0 ? (unsigned)wait_yield : 200;
+	/* No sleep unless wait_yield asks for one, after that many yield
+	 * rounds. The automatic policy used to sleep after 200 rounds where
+	 * ranks outnumber processors. HPCC 1.5.0 on 4 ranks on the 2 cores
+	 * (5 interleaved runs, medians, never sleeping against 200 rounds):
+	 * ping-pong latency 2.38 -> 1.52 us (Open MPI 1.67), MPIFFT 4.66 ->
+	 * 5.54 Gflop/s (4.55), ring latencies 1.28/1.30 -> 1.13/1.24 us,
+	 * PTRANS 1.86 -> 1.90 GB/s; MPIRandomAccess 0.0317 -> 0.0267 GUP/s
+	 * (Open MPI 0.0013). Its latency test follows SingleFFT, through
+	 * which three ranks wait for one: sleeping, they gathered on the
+	 * other processor and were still stacked there three against one
+	 * for the few milliseconds of the ping-pongs. Sleeping sooner (10
+	 * rounds) had helped that latency by freeing the pair's processors,
+	 * but cost PTRANS, MPIFFT and the rings the futex wakes. */
+	w->yield = wait_yield >= 0 ? (unsigned)wait_yield : 0;  /* else for ever, below */
 	w->block_ms = wait_block_ms > 0 ? wait_block_ms : 1;
-	/* with a core per rank a waiting rank keeps polling (as MPICH and
-	 * Open MPI do), so senders need not check for sleepers */
-	w->may_block = w->oversubscribed;
+	/* senders check for sleepers only where a receiver may sleep */
+	w->may_block = wait_yield >= 0;
 	if (strcmp(wait_policy, "spin") == 0) {
 		w->spin = ~0ull;
 		w->may_block = 0;
