@@ -279,23 +279,25 @@ static void devices_wait_policy(const struct michi_job *job)
 	w->spin = wait_spin >= 0 ? (unsigned)wait_spin : w->oversubscribed ? 2 : 2000;
 	/* No sleep unless wait_yield asks for one, after that many yield
 	 * rounds. The automatic policy used to sleep after 200 rounds where
-	 * ranks outnumber processors. HPCC 1.5.0 on 4 ranks on the 2 cores
-	 * (5 interleaved runs, medians, never sleeping against 200 rounds):
-	 * ping-pong latency 2.38 -> 1.52 us (Open MPI 1.67), MPIFFT 4.66 ->
-	 * 5.54 Gflop/s (4.55), ring latencies 1.28/1.30 -> 1.13/1.24 us,
-	 * PTRANS 1.86 -> 1.90 GB/s; MPIRandomAccess 0.0317 -> 0.0267 GUP/s
-	 * (Open MPI 0.0013). Its latency test follows SingleFFT, through
-	 * which three ranks wait for one: sleeping, they gathered on the
-	 * other processor and were still stacked there three against one
-	 * for the few milliseconds of the ping-pongs. Sleeping sooner (10
-	 * rounds) had helped that latency by freeing the pair's processors,
-	 * but cost PTRANS, MPIFFT and the rings the futex wakes. */
+	 * ranks outnumber processors. HPCC 1.5.0's latency test follows
+	 * SingleFFT, through which three ranks wait for one: sleeping, they
+	 * gathered on the other processor and were still stacked there,
+	 * three against one, for the few milliseconds of the ping-pongs. On
+	 * 4 ranks on the 2 cores (bench/results/2026-11-27-hpcc-*) the
+	 * ping-pong latency went from 2.38 us, rounds up to 3.17, to 1.65 and
+	 * 1.83 us in two runs, rounds at most 2.36 (Open MPI 2.17 and 1.70);
+	 * MPIFFT and the rings moved within their scatter between rounds;
+	 * MPIRandomAccess fell from 0.0273 to 0.0265 and 0.0246 GUP/s, still
+	 * 1.3x MPICH's. Sleeping sooner (10 rounds) had helped that latency
+	 * by freeing the pair's processors, but cost PTRANS, MPIFFT and the
+	 * rings the futex wakes. */
 	w->yield = wait_yield >= 0 ? (unsigned)wait_yield : 0;  /* else for ever, below */
 	w->block_ms = wait_block_ms > 0 ? wait_block_ms : 1;
 	/* senders check for sleepers only where a receiver may sleep */
 	w->may_block = wait_yield >= 0;
 	if (strcmp(wait_policy, "spin") == 0) {
 		w->spin = ~0ull;
+		w->yield = 0;
 		w->may_block = 0;
 	} else if (strcmp(wait_policy, "yield") == 0) {
 		w->spin = 0;
@@ -311,9 +313,14 @@ static void devices_wait_policy(const struct michi_job *job)
 	}
 	if (!w->may_block && w->spin != ~0ull)
 		w->yield = ~0ull - w->spin;   /* yield for ever, never sleep */
-	michi_debug("wait policy %s: %d ranks here on %d processors, %llu polls, %llu yields, "
-		    "then sleeps of %d ms", wait_policy, job->local_size, w->cores, w->spin,
-		    w->yield, w->block_ms);
+	if (w->may_block)
+		michi_debug("wait policy %s: %d ranks here on %d processors, %llu polls, %llu "
+			    "yields, then sleeps of %d ms", wait_policy, job->local_size, w->cores,
+			    w->spin, w->yield, w->block_ms);
+	else
+		michi_debug("wait policy %s: %d ranks here on %d processors, %llu polls, then "
+			    "yields, never sleeps", wait_policy, job->local_size, w->cores,
+			    w->spin);
 }
 
 static michi_status_t devices_choose(struct michi_job *job)

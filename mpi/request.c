@@ -6,8 +6,8 @@
  * A request is complete when its MTMI part says done; requests that need
  * no transfer (PROC_NULL, buffered sends) are created done, so every
  * completion call has one path. Waiting loops make progress through MTMI,
- * which spins, yields and then sleeps so that oversubscribed ranks do not
- * starve the peers they wait for.
+ * which polls and then yields, so that oversubscribed ranks do not starve
+ * the peers they wait for (and sleeps only where the wait policy asks).
  */
 #include "pt2pt.h"
 #include "dtype.h"

@@ -5,9 +5,10 @@
  * Init sizes the per-peer state (frame numbers, failure flags) and the
  * matching hash; progress is the devices' progress. Waiting follows the
  * device layer's policy (devices/device.c): poll for a while, then
- * sched_yield, then sleep in the devices' wait, so that a rank sharing
- * its core with the peer it waits for (more ranks than cores) hands the
- * core over instead of burning it. The out-of-line mtmi_isend/mtmi_irecv are the inline fast
+ * sched_yield, so that a rank sharing its core with the peer it waits
+ * for (more ranks than cores) hands the core over instead of burning it;
+ * sleep in the devices' wait only where the policy asks for it
+ * (MICHI_WAIT_YIELD, MICHI_WAIT_POLICY=block). The out-of-line mtmi_isend/mtmi_irecv are the inline fast
  * paths of mtmi_inline.h for callers that want a plain function.
  */
 #include "config.h"
@@ -194,7 +195,8 @@ void mtmi_agent_thread(void)
  * An idle round of a thread that shares the process with other MPI
  * threads: it gives the lock up (util/mtlock.h) and never sleeps in a
  * device's kernel wait, since another thread may take the very event it
- * would wait for; short sleeps instead bound the latency it adds. With a
+ * would wait for. It yields; where the policy lets ranks sleep it takes
+ * short sleeps instead, which bound the latency they add. With a
  * core per rank and no thread waiting for the lock it only pauses. It
  * says that it waits (mtmi_wait_tick), so that a progress thread leaves
  * the polling to it.

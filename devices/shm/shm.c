@@ -4,12 +4,14 @@
  * after the fence, progress, sleeping and waking, the single-copy pull,
  * peer liveness and finalize.
  *
- * Waiting: a rank that has nothing to do (the wait policy of device.c
- * decides when) sets its `sleeping` flag, checks its rings once more and
- * sleeps on its futex word in the segment; a rank that publishes a record
- * to it, or frees room in a ring it has frames queued for, sees the flag
- * and wakes it (shm.h, shm_notify). Senders check the flag only when the
- * policy lets ranks sleep, so a rank with a core of its own pays nothing.
+ * Waiting: a rank that has nothing to do sleeps only where the wait
+ * policy of device.c lets it (MICHI_WAIT_YIELD, MICHI_WAIT_POLICY=block;
+ * by default no rank sleeps). Then it sets its `sleeping` flag, checks
+ * its rings once more and sleeps on its futex word in the segment; a rank
+ * that publishes a record to it, or frees room in a ring it has frames
+ * queued for, sees the flag and wakes it (shm.h, shm_notify). Senders
+ * check the flag only when the policy lets ranks sleep, so by default no
+ * sender pays for it.
  *
  * Large messages: MTMI's rendezvous offers the sender's buffer address
  * and the receiver pulls the bytes with process_vm_readv (cross-memory
@@ -21,7 +23,10 @@
  *
  * Liveness: a local rank that dies leaves no socket to close, so an idle
  * rank looks at its peers' pidfds now and then (at most once a second)
- * and before every sleep, and reports a dead peer to MTMI.
+ * and before every sleep, and reports a dead peer to MTMI. It reads the
+ * clock for that every 4096 idle polls, or every 64 where ranks
+ * outnumber processors: there each idle poll may yield the core for a
+ * scheduler slice, and 4096 of those could take seconds.
  */
 #include "config.h"
 #include "shm.h"
@@ -85,6 +90,7 @@ static michi_status_t shm_init(struct michi_job *job)
 {
 	/* the segment needs the host map, known after the fence */
 	michi_device_shm.eager_limit = shm_eager_limit;
+	shm.idle_mask = 4095;   /* post_fence knows better */
 	if (strcmp(shm_cma_mode, "off") == 0) {
 		shm.cma = -1;
 		michi_device_shm.pull = NULL;
@@ -105,6 +111,7 @@ static michi_status_t shm_post_fence(struct michi_job *job)
 	if (st)
 		return st;
 	shm.wake = michi_wait.may_block;
+	shm.idle_mask = michi_wait.oversubscribed ? 63 : 4095;
 	shm.peer_pidfd = malloc((size_t)shm.nlocal * sizeof(int));
 	if (!shm.peer_pidfd)
 		return michi_err(MICHI_ERR_NOMEM, "shm: no memory for %d pidfds", shm.nlocal);
@@ -201,7 +208,7 @@ static int shm_progress(void)
 	}
 	for (i = 0; i < shm.nrx; i++)
 		n += shm_rx_poll(&shm.rx[i], shm_poll_budget);
-	if (likely(n) || likely(++shm.idle_ticks & 4095))
+	if (likely(n) || likely(++shm.idle_ticks & shm.idle_mask))
 		return n;
 	if (michi_wtime() >= shm.next_liveness) {
 		shm.next_liveness = michi_wtime() + 1.0;

@@ -168,6 +168,9 @@ struct shm_state {
 	int *peer_pidfd;
 	double next_liveness;
 	unsigned idle_ticks;
+	/* idle polls between two looks at the clock for the liveness check:
+	 * fewer where a poll may yield the core for a scheduler slice */
+	unsigned idle_mask;
 	size_t pending;           /* frames accepted and not yet fully in a ring */
 };
 
