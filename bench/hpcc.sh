@@ -5,11 +5,15 @@
 # interleaved round by round (BENCH.md), through test/external/hpcc/run,
 # which builds HPCC 1.5.0 once per MPI and checks every run's results.
 #
-# usage: bench/hpcc.sh -o OUTDIR [-N name] [-r rounds] [-n "2 4"]
+# usage: bench/hpcc.sh -o OUTDIR [-N name] [-r rounds] [-n "2 4"] [-i DIR]
 #   -o  results directory (raw CSVs, summary.md, summary.csv, plots)
 #   -N  the run's name for the summary's title (default: OUTDIR's name)
 #   -r  rounds (default 5): each round runs michi, mpich, openmpi in turn
 #   -n  rank counts (default "2 4")
+#   -i  run nothing: check and summarise the runs that the bundle of
+#       bench/hpcc-bundle.sh made on another machine, brought back in DIR
+#       (DIR/IMPL-N-rR/, DIR/machine.txt); -r and -n then count what is
+#       there
 # MICHI_PREFIX: the installed Michi (default build/install); copy it
 # aside first when the tree may be rebuilt meanwhile.
 #
@@ -22,10 +26,11 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-outdir= name= rounds=5 ranks="2 4"
-while getopts "o:N:r:n:h" opt; do
+outdir= name= rounds=5 ranks="2 4" import=
+while getopts "o:N:r:n:i:h" opt; do
 	case $opt in
 	o) outdir=$OPTARG ;;
+	i) import=$OPTARG ;;
 	N) name=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	n) ranks=$OPTARG ;;
@@ -49,7 +54,36 @@ impl_args() {
 	esac
 }
 
+if [ -n "$import" ]; then
+	import=$(cd "$import" && pwd)
+	[ -f "$import/machine.txt" ] || { echo "bench/hpcc.sh: no $import/machine.txt" >&2; exit 2; }
+	ranks=$(find "$import" -maxdepth 1 -name '*-*-r*' -printf '%f\n' | cut -d- -f2 | sort -n -u | xargs)
+	rounds=$(find "$import" -maxdepth 1 -name '*-*-r*' -printf '%f\n' | sed 's/.*-r//' | sort -n | tail -1)
+	[ -n "$ranks" ] || { echo "bench/hpcc.sh: no runs in $import" >&2; exit 2; }
+	for n in $ranks; do
+		for ((r = 1; r <= rounds; r++)); do
+			for impl in michi mpich openmpi; do
+				src=$import/$impl-$n-r$r
+				[ -d "$src" ] || continue
+				rm -rf "$work/import"
+				mkdir -p "$work/import/$n"
+				cp "$src"/* "$work/import/$n/"
+				"$top/test/external/hpcc/run" --workdir "$work" --ranks "$n" --label $impl \
+					--import "$work/import" >"$outdir/raw/$impl-$n-r$r.out" 2>&1
+				rc=$?
+				echo "$impl ranks $n round $r: exit $rc (run exit $(cat "$src/rc"), $(cat "$src/wall_s") s), $(tail -1 "$outdir/raw/$impl-$n-r$r.out")" >>"$log"
+				[ $rc -eq 0 ] && cp "$work/results/$impl-${n}ranks.csv" "$outdir/raw/$impl-$n-r$r.csv"
+			done
+		done
+	done
+	{
+		cat "$import/machine.txt"
+		echo "run: bench/hpcc-bundle-run.sh there, checked here by bench/hpcc.sh -i"
+	} >"$outdir/machine.txt"
+fi
+
 for n in $ranks; do
+	[ -n "$import" ] && break
 	for ((r = 1; r <= rounds; r++)); do
 		for impl in michi mpich openmpi; do
 			load=$(cut -d' ' -f1 /proc/loadavg)
@@ -70,7 +104,7 @@ for n in $ranks; do
 	done
 done
 
-{
+[ -n "$import" ] || {
 	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 	echo "cores: $(nproc)"
 	echo "kernel: $(uname -r)"
