@@ -441,6 +441,8 @@ int michi_devices_progress(void)
 {
 	int i, n = 0;
 
+	if (likely(devices_npoll == 1))	/* one host's ranks, or all on tcp */
+		return devices_poll[0]->progress();
 	for (i = 0; i < devices_npoll; i++) {
 		int k = devices_poll[i]->progress();
 

@@ -192,10 +192,21 @@ static inline void shm_notify(struct shm_proc *p)
 		shm_wake_slow(p);
 }
 
+/* Does r hold a record to take: is the stamp of the cell at its head
+ * the one for that position (shm_ring.c's rx_valid)? Inline, so that an
+ * idle poll of a ring costs a load and a compare, not a call. */
+static inline int shm_rx_ready(const struct shm_rx *r)
+{
+	const char *c = r->cells + ((r->head & r->mask) << SHM_CELL_SHIFT);
+	uint64_t s = atomic_load_explicit((const _Atomic uint64_t *)c,
+					  memory_order_acquire) ^ r->key;
+
+	return !((s ^ r->head) & SHM_POS_MASK);
+}
+
 /* shm_ring.c */
 int shm_rx_poll(struct shm_rx *r, int budget);
 int shm_tx_push(struct shm_tx *t, int peer);
-int shm_rx_ready(const struct shm_rx *r);
 int shm_tx_ready(struct shm_tx *t);
 void shm_tx_fail(struct shm_tx *t, michi_status_t st);
 

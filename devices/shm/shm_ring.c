@@ -285,13 +285,6 @@ static inline int rx_valid(const struct shm_rx *r, uint64_t *ncells)
 	return 1 + !!(s & SHM_SKIP);
 }
 
-int shm_rx_ready(const struct shm_rx *r)
-{
-	uint64_t nc;
-
-	return rx_valid(r, &nc);
-}
-
 /* Take n payload bytes at src; returns n. */
 static inline size_t rx_take(struct shm_rx *r, const char *src, size_t n)
 {
