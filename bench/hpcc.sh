@@ -66,8 +66,8 @@ if [ -n "$import" ]; then
 				src=$import/$impl-$n-r$r
 				[ -d "$src" ] || continue
 				rm -rf "$work/import"
-				mkdir -p "$work/import/$n"
-				cp "$src"/* "$work/import/$n/"
+				mkdir -p "$work/import/$impl-${n}ranks"
+				cp "$src"/* "$work/import/$impl-${n}ranks/"
 				"$top/test/external/hpcc/run" --workdir "$work" --ranks "$n" --label $impl \
 					--import "$work/import" >"$outdir/raw/$impl-$n-r$r.out" 2>&1
 				rc=$?
