@@ -65,6 +65,9 @@ usage: $0 -N name [options]
                          blocks at stride 2B, 8 MiB packed (MB/s); size = B
               memcpy     one memcpy of 8 MiB on rank 0 alone, pack's
                          reference (MB/s), printed at the same B
+              packratio  the two in alternating pairs on rank 0 alone:
+                         memcpy's time over MPI_Pack's (MPI_Pack's
+                         bandwidth as a share of memcpy's); size = B
   -d list     transports (default $transports): tcp = MPICH UCX_TLS=tcp,self,
               Open MPI ob1 + btl tcp,self on lo, Michi MICHI_DEVICE=tcp;
               shm = each implementation's default on one host;
@@ -78,16 +81,16 @@ usage: $0 -N name [options]
   -r rounds   interleaved rounds, at least 5 for results (default $rounds)
   -n ranks    rank count (default $ranks; more than the cores oversubscribes)
   -i iters    iterations passed to the benchmark (its -i; for ring, the
-              collectives, pack and memcpy the most timed iterations per
+              collectives, pack, memcpy and packratio the most timed iterations per
               size; for overlap its repetitions, default 21)
   -m min:max  sizes passed to the benchmark (its -m; ring and the
               collectives default to 4:4 and also take a list s1,s2,...;
               vector and indexed take n in doubles,
-              default 1048576:1048576; pack and memcpy B in bytes, default
+              default 1048576:1048576; pack, memcpy, packratio B in bytes, default
               8:4096): one -m goes to every benchmark of the run but
               overlap
   -s secs     ring, the collectives: timed seconds per size (default 1),
-              after a warm-up about half as long; pack, memcpy: timed
+              after a warm-up about half as long; pack, memcpy, packratio: timed
               seconds per size (default 0.2)
   -p core|none|default  placement: core pins rank r to CPU r mod cores for
               every implementation (default up to one rank per core);
@@ -143,7 +146,7 @@ for b in "${bench_list[@]}"; do
 		continue
 	fi
 	case $b in
-	lat|bw|vector|indexed|pack|memcpy)
+	lat|bw|vector|indexed|pack|memcpy|packratio)
 		# Only oversub.c reads a list of sizes.
 		if [[ $sizes == *,* ]]; then
 			echo "compare.sh: $b takes -m min:max, not a list" >&2
@@ -262,7 +265,7 @@ bench_args() {
 		[ -n "$budget" ] && a+=(-s "$budget")
 		;;
 	vector|indexed) a=(dtype -t $1) ;;
-	pack|memcpy)
+	pack|memcpy|packratio)
 		a=(dtype -t $1)
 		[ -n "$budget" ] && a+=(-s "$budget")
 		;;
@@ -772,6 +775,12 @@ for tr in "${transport_list[@]}"; do
 			if [ -e "$outdir/memcpy-$tr-summary.csv" ]; then
 				ref=$outdir/memcpy-$tr-summary.csv
 			fi
+			;;
+		packratio)
+			unit="memcpy time / MPI_Pack time"; lb=0
+			what="MPI_Pack over memcpy in alternating pairs, rank 0 alone"
+			title="MPI_Pack of B-byte blocks at stride 2B against memcpy, 8 MiB, paired"
+			xlabel="block size B (bytes)"; label="block (B)"
 			;;
 		memcpy)
 			unit="MB/s"; lb=0; what="memcpy of 8 MiB, rank 0 alone (MPI_Pack's reference)"

@@ -48,13 +48,14 @@
 #define DT_CALIB_MIN_K	4
 #define DT_MIN_REPS	10
 
-enum dt_mode { DT_VECTOR, DT_INDEXED, DT_PACK, DT_MEMCPY };
+enum dt_mode { DT_VECTOR, DT_INDEXED, DT_PACK, DT_MEMCPY, DT_PACKRATIO };
 
 static const char *const dt_mode_names[] = {
 	[DT_VECTOR] = "vector",
 	[DT_INDEXED] = "indexed",
 	[DT_PACK] = "pack",
 	[DT_MEMCPY] = "memcpy",
+	[DT_PACKRATIO] = "packratio",
 };
 
 struct dt_opts {
@@ -68,7 +69,8 @@ struct dt_opts {
 static void dt_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: dtype [-t vector|indexed|pack|memcpy] [-m min:max] [-i iters]\n"
+		"usage: dtype [-t vector|indexed|pack|memcpy|packratio] [-m min:max]\n"
+		"             [-i iters]\n"
 		"             [-w warmup] [-s secs]\n"
 		"  -t  vector: ping-pong of MPI_Type_vector(n, 1, 2, MPI_DOUBLE)\n"
 		"      (default); indexed: ping-pong of an MPI_Type_indexed of n\n"
@@ -77,7 +79,12 @@ static void dt_usage(FILE *f)
 		"      (half round trip). pack: MPI_Pack on rank 0 of\n"
 		"      MPI_Type_vector(8 MiB / B, B/8, B/4, MPI_DOUBLE), B-byte\n"
 		"      blocks at stride 2B; memcpy: one memcpy of 8 MiB, the\n"
-		"      reference; both print B, MB/s (10^6 bytes/s) of packed data\n"
+		"      reference; both print B, MB/s (10^6 bytes/s) of packed data.\n"
+		"      packratio: the two in alternation, one pack then one memcpy\n"
+		"      (in turn the other way round), so that both see the same\n"
+		"      machine; prints B, the median over the pairs of memcpy's\n"
+		"      time over the pack's (MPI_Pack's bandwidth as a share of\n"
+		"      memcpy's)\n"
 		"  -m  vector, indexed: n in doubles, doubling from min to max\n"
 		"      (default %ld:%ld); pack, memcpy: B in bytes, doubling\n"
 		"      (default 8:4096; B must be a multiple of 8 dividing 8 MiB,\n"
@@ -112,10 +119,10 @@ static int dt_parse(int argc, char **argv, struct dt_opts *o, int rank)
 	while ((c = getopt(argc, argv, "t:m:i:w:s:h")) != -1) {
 		switch (c) {
 		case 't':
-			for (m = DT_VECTOR; m <= DT_MEMCPY; m++)
+			for (m = DT_VECTOR; m <= DT_PACKRATIO; m++)
 				if (!strcmp(optarg, dt_mode_names[m]))
 					break;
-			if (m > DT_MEMCPY)
+			if (m > DT_PACKRATIO)
 				goto err_bad;
 			o->mode = m;
 			break;
@@ -534,12 +541,10 @@ static void dt_pack_check(struct dt_ctx *c, const struct dt_pack *p,
 	}
 }
 
-/* Returns MB/s at block size B, on rank 0. */
-static double dt_pack_measure(const struct dt_opts *o, struct dt_ctx *c,
-			      struct dt_pack *p, long block)
+/* The vector of B-byte blocks (pack) and the output buffer, checked
+ * once. */
+static void dt_pack_setup(struct dt_ctx *c, struct dt_pack *p, long block)
 {
-	long k = 1, done = 0, n;
-	double secs, per;
 	int bytes;
 
 	if (p->mode == DT_PACK) {
@@ -564,7 +569,23 @@ static double dt_pack_measure(const struct dt_opts *o, struct dt_ctx *c,
 	memset(p->dst, 0, bytes);
 	p->dst_bytes = bytes;
 	dt_pack_check(c, p, block);
+}
 
+static void dt_pack_teardown(struct dt_pack *p)
+{
+	free(p->dst);
+	if (p->mode == DT_PACK)
+		MPI_Type_free(&p->type);
+}
+
+/* Returns MB/s at block size B, on rank 0. */
+static double dt_pack_measure(const struct dt_opts *o, struct dt_ctx *c,
+			      struct dt_pack *p, long block)
+{
+	long k = 1, done = 0, n;
+	double secs, per;
+
+	dt_pack_setup(c, p, block);
 	for (;;) {
 		secs = dt_pack_run(p, k);
 		done += k;
@@ -582,11 +603,83 @@ static double dt_pack_measure(const struct dt_opts *o, struct dt_ctx *c,
 	secs = dt_pack_run(p, n);
 	printf("# block %ld B: %ld repetitions in %.3f s after %ld warm-up\n",
 	       block, n, secs, done);
-
-	free(p->dst);
-	if (p->mode == DT_PACK)
-		MPI_Type_free(&p->type);
+	dt_pack_teardown(p);
 	return (double)DT_PACK_TOTAL * n / secs / 1e6;
+}
+
+static int dt_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorts v. */
+static double dt_median(double *v, long n)
+{
+	qsort(v, (size_t)n, sizeof(*v), dt_cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The most pairs of one packratio size (three arrays of doubles). */
+#define DT_RATIO_MAX_PAIRS 100000L
+
+/*
+ * packratio at block size B, on rank 0: pairs of one MPI_Pack and one
+ * memcpy of the same 8 MiB, pack first in even pairs and memcpy first in
+ * odd ones, for about the time budget after a warm-up of a tenth of it.
+ * Returns the median over the pairs of memcpy's time over the pack's;
+ * the medians of each alone go to a comment line. A machine whose memory
+ * bandwidth drifts between runs (a shared VM) moves both halves of a
+ * pair alike.
+ */
+static double dt_ratio_measure(const struct dt_opts *o, struct dt_ctx *c,
+			       const struct dt_pack *p, long block)
+{
+	struct dt_pack pk = *p, mc = *p;
+	long i, n, max = o->iters < DT_RATIO_MAX_PAIRS ? o->iters : DT_RATIO_MAX_PAIRS;
+	double *tp, *tm, *ratio, t0, t1, t2, warm_end, end, ret, mp, mm;
+
+	pk.mode = DT_PACK;
+	mc.mode = DT_MEMCPY;
+	dt_pack_setup(c, &pk, block);
+	dt_pack_setup(c, &mc, block);
+	tp = malloc(3 * (size_t)max * sizeof(double));
+	if (!tp) {
+		fprintf(stderr, "dtype: cannot allocate the pair times\n");
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	tm = tp + max;
+	ratio = tm + max;
+	warm_end = MPI_Wtime() + o->budget * DT_CALIB_SHARE;
+	for (i = 0; i < DT_CALIB_MIN_K || MPI_Wtime() < warm_end; i++) {
+		dt_pack_run(&pk, 1);
+		dt_pack_run(&mc, 1);
+	}
+	end = MPI_Wtime() + o->budget;
+	for (n = 0; n < max && (n < DT_MIN_REPS || MPI_Wtime() < end); n++) {
+		const struct dt_pack *a = n % 2 ? &mc : &pk, *b = n % 2 ? &pk : &mc;
+
+		t0 = MPI_Wtime();
+		dt_pack_run(a, 1);
+		t1 = MPI_Wtime();
+		dt_pack_run(b, 1);
+		t2 = MPI_Wtime();
+		tp[n] = n % 2 ? t2 - t1 : t1 - t0;
+		tm[n] = n % 2 ? t1 - t0 : t2 - t1;
+		ratio[n] = tp[n] > 0 ? tm[n] / tp[n] : 0;
+	}
+	ret = dt_median(ratio, n);
+	mp = dt_median(tp, n);
+	mm = dt_median(tm, n);
+	printf("# block %ld B: %ld pairs; median MPI_Pack %.1f MB/s, memcpy "
+	       "%.1f MB/s; pair ratios %.3f-%.3f\n", block, n,
+	       mp > 0 ? DT_PACK_TOTAL / mp / 1e6 : 0,
+	       mm > 0 ? DT_PACK_TOTAL / mm / 1e6 : 0, ratio[0], ratio[n - 1]);
+	free(tp);
+	dt_pack_teardown(&pk);
+	dt_pack_teardown(&mc);
+	return ret;
 }
 
 /*
@@ -626,11 +719,17 @@ static void dt_pack_sweep(const struct dt_opts *o, struct dt_ctx *c)
 
 	if (c->rank != 0)
 		goto out_wait;
-	printf("# dtype %s, rank 0 alone, size = block B in bytes, MB/s "
-	       "(10^6 bytes/s) of %ld packed bytes, %s\n",
-	       dt_mode_names[o->mode], DT_PACK_TOTAL, o->mode == DT_PACK ?
-	       "MPI_Pack of MPI_Type_vector(8 MiB / B, B/8, B/4, MPI_DOUBLE)" :
-	       "one memcpy of them, the same at every B");
+	if (o->mode == DT_PACKRATIO)
+		printf("# dtype packratio, rank 0 alone, size = block B in bytes, "
+		       "value = memcpy's time over MPI_Pack's for %ld packed bytes "
+		       "(MPI_Type_vector(8 MiB / B, B/8, B/4, MPI_DOUBLE)), median "
+		       "of alternating pairs\n", DT_PACK_TOTAL);
+	else
+		printf("# dtype %s, rank 0 alone, size = block B in bytes, MB/s "
+		       "(10^6 bytes/s) of %ld packed bytes, %s\n",
+		       dt_mode_names[o->mode], DT_PACK_TOTAL, o->mode == DT_PACK ?
+		       "MPI_Pack of MPI_Type_vector(8 MiB / B, B/8, B/4, MPI_DOUBLE)" :
+		       "one memcpy of them, the same at every B");
 	if (posix_memalign((void **)&src, page, 2 * DT_PACK_TOTAL)) {
 		fprintf(stderr, "dtype: cannot allocate %ld bytes\n",
 			2 * DT_PACK_TOTAL);
@@ -646,8 +745,12 @@ static void dt_pack_sweep(const struct dt_opts *o, struct dt_ctx *c)
 			printf("# block %ld B skipped: not a multiple of 8 "
 			       "dividing %ld\n", b, DT_PACK_TOTAL);
 		} else {
-			mbs = dt_pack_measure(o, c, &p, b);
-			printf("%ld,%.3f\n", b, mbs);
+			if (o->mode == DT_PACKRATIO) {
+				printf("%ld,%.4f\n", b, dt_ratio_measure(o, c, &p, b));
+			} else {
+				mbs = dt_pack_measure(o, c, &p, b);
+				printf("%ld,%.3f\n", b, mbs);
+			}
 		}
 		fflush(stdout);
 		if (b == o->max)

@@ -5,7 +5,7 @@
 # interleaved round by round (BENCH.md), through test/external/hpcc/run,
 # which builds HPCC 1.5.0 once per MPI and checks every run's results.
 #
-# usage: bench/hpcc.sh -o OUTDIR [-N name] [-r rounds] [-n "2 4"] [-i DIR]
+# usage: bench/hpcc.sh -o OUTDIR [-N name] [-r rounds] [-n "2 4"] [-i DIR] [-S]
 #   -o  results directory (raw CSVs, summary.md, summary.csv, plots)
 #   -N  the run's name for the summary's title (default: OUTDIR's name)
 #   -r  rounds (default 5): each round runs michi, mpich, openmpi in turn
@@ -14,6 +14,8 @@
 #       bench/hpcc-bundle.sh made on another machine, brought back in DIR
 #       (DIR/IMPL-N-rR/, DIR/machine.txt); -r and -n then count what is
 #       there
+#   -S  run nothing: summarise again the raw CSVs already in OUTDIR/raw
+#       (a run cut short, say; its machine.txt stays)
 # MICHI_PREFIX: the installed Michi (default build/install); copy it
 # aside first when the tree may be rebuilt meanwhile.
 #
@@ -26,10 +28,11 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-outdir= name= rounds=5 ranks="2 4" import=
-while getopts "o:N:r:n:i:h" opt; do
+outdir= name= rounds=5 ranks="2 4" import= again=
+while getopts "o:N:r:n:i:Sh" opt; do
 	case $opt in
 	o) outdir=$OPTARG ;;
+	S) again=1 ;;
 	i) import=$OPTARG ;;
 	N) name=$OPTARG ;;
 	r) rounds=$OPTARG ;;
@@ -44,7 +47,7 @@ outdir=$(cd "$outdir" && pwd)
 : "${name:=$(basename "$outdir")}"
 work=$outdir/work
 log=$outdir/runs.log
-: >"$log"
+[ -n "$again" ] || : >"$log"
 
 impl_args() {
 	case $1 in
@@ -83,7 +86,7 @@ if [ -n "$import" ]; then
 fi
 
 for n in $ranks; do
-	[ -n "$import" ] && break
+	[ -n "$import$again" ] && break
 	for ((r = 1; r <= rounds; r++)); do
 		for impl in michi mpich openmpi; do
 			load=$(cut -d' ' -f1 /proc/loadavg)
@@ -104,7 +107,7 @@ for n in $ranks; do
 	done
 done
 
-[ -n "$import" ] || {
+[ -n "$import" ] || { [ -n "$again" ] && [ -s "$outdir/machine.txt" ]; } || {
 	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 	echo "cores: $(nproc)"
 	echo "kernel: $(uname -r)"
