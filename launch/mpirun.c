@@ -787,7 +787,7 @@ static int mr_env_stays(const char *name, size_t len)
 {
 	static const char *const exact[] = {
 		"HOSTNAME", "HOST", "PWD", "OLDPWD", "SHLVL", "_", "DISPLAY", "XAUTHORITY",
-		"MICHI_HOSTNAME", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", NULL
+		"MICHI_HOSTNAME", "MICHI_HOST_CPUS", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", NULL
 	};
 	static const char *const prefix[] = { "SSH_", "SLURM_", "PMI_", "PMIX_", NULL };
 	int k;

@@ -767,6 +767,18 @@ static void proxy_child(struct proxy_rank *r, const struct proxy_app *a,
 		setenv("MICHI_HOSTNAME", px.host, 1);
 	unsetenv("PMI_PORT");
 	unsetenv("PMI_ID");
+	/* the processors the job may use here, before the rank binds itself:
+	 * a taskset or cpuset around mpirun narrows them below what hwloc
+	 * says the machine allows, and the library counts this host's ranks
+	 * against them (devices/device.c) */
+	{
+		cpu_set_t cs;
+
+		if (sched_getaffinity(0, sizeof(cs), &cs) == 0 && CPU_COUNT(&cs) > 0) {
+			snprintf(num, sizeof(num), "%d", CPU_COUNT(&cs));
+			setenv("MICHI_HOST_CPUS", num, 1);
+		}
+	}
 	proxy_bind_child(r);
 	execvp(a->argv[0], a->argv);
 	fprintf(stderr, "mpirun: cannot run '%s' (rank %d on %s): %m\n",

@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The processors a job may use are those of mpirun's affinity: under
+# `taskset -c 0 mpirun -n 2` both ranks share one processor, so they wait
+# as oversubscribed ranks do (a few polls, then yield), not as ranks with
+# a processor each (a long spin that starves the peer they wait for: 65
+# us per message instead of about 2). Each rank's debug log names the
+# count it took. Needs taskset (util-linux).
+. "$(dirname "$0")/common.sh"
+
+: "${top_srcdir:=$(dirname "$0")/../..}"
+command -v taskset >/dev/null || skip "taskset(1) is missing"
+SRC=$top_srcdir/test/mpi/msgsizes.c
+EXE=$WORK/${UNIQ}_msgsizes
+if [ -n "${MICHI_MPICC:-}" ]; then
+	$MICHI_MPICC -I"$top_srcdir/test/mpi" -o "$EXE" "$SRC" 2>"$WORK/err" ||
+		fail "cannot build: $(cat "$WORK/err")"
+else
+	[ -e "$top_builddir/.libs/libmpi.so" ] || fail "no libmpi.so in $top_builddir/.libs"
+	LIBDIR=$(cd "$top_builddir/.libs" && pwd)
+	${CC:-cc} -I"$top_builddir/mpi/include" -I"$top_srcdir/mpi/include" \
+		-I"$top_srcdir/test/mpi" -o "$EXE" "$SRC" -L"$LIBDIR" \
+		-Wl,-rpath,"$LIBDIR" -lmpi 2>"$WORK/err" || fail "cannot build: $(cat "$WORK/err")"
+fi
+
+# run CPU-LIST: msgsizes on 2 ranks under taskset, must pass
+run() {
+	env MICHI_LOG=debug timeout 120 taskset -c "$1" "$MPIRUN" -n 2 "$EXE" \
+		>"$WORK/out" 2>"$WORK/err" || fail "taskset -c $1: exit $?: $(tail -5 "$WORK/err")"
+	grep -q " No Errors" "$WORK/out" || fail "taskset -c $1: no ' No Errors': $(tail -5 "$WORK/out")"
+}
+
+run 0
+n=$(grep -c "wait policy auto: 2 ranks here on 1 processors, 2 polls" "$WORK/err")
+[ "$n" = 2 ] || fail "taskset -c 0: $n of 2 ranks counted 1 processor: $(grep 'wait policy' "$WORK/err")"
+
+if [ "$(nproc --all)" -ge 2 ] && taskset -c 0,1 true 2>/dev/null; then
+	run 0,1
+	n=$(grep -c "wait policy auto: 2 ranks here on 2 processors, 2000 polls" "$WORK/err")
+	[ "$n" = 2 ] || fail "taskset -c 0,1: $n of 2 ranks counted 2 processors: $(grep 'wait policy' "$WORK/err")"
+fi
+echo "PASS"
