@@ -10,7 +10,9 @@
  * MPI_Pack of a vector of B-byte blocks at stride 2B, 8 MiB packed, on
  * rank 0 alone; "memcpy" times one plain memcpy of the same 8 MiB, the
  * reference bandwidth that MPI_Pack is held to (both in MB/s, 10^6
- * bytes/s, size = B). At each size the first transfer each way, the
+ * bytes/s, size = B). "packratio" times the two in alternating pairs and
+ * prints memcpy's time over the pack's (size = B), so that a machine
+ * whose memory bandwidth drifts moves both alike. At each size the first transfer each way, the
  * buffers after the timed loop and the first pack are checked against a
  * layout this file computes itself, not through the library under test;
  * a wrong result makes the exit status 1. Rank 0 prints one "size,value"
@@ -70,8 +72,7 @@ static void dt_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: dtype [-t vector|indexed|pack|memcpy|packratio] [-m min:max]\n"
-		"             [-i iters]\n"
-		"             [-w warmup] [-s secs]\n"
+		"             [-i iters] [-w warmup] [-s secs]\n"
 		"  -t  vector: ping-pong of MPI_Type_vector(n, 1, 2, MPI_DOUBLE)\n"
 		"      (default); indexed: ping-pong of an MPI_Type_indexed of n\n"
 		"      doubles in blocks of 1, 2, ..., 8 doubles with gaps of 1, 2,\n"
@@ -86,16 +87,16 @@ static void dt_usage(FILE *f)
 		"      time over the pack's (MPI_Pack's bandwidth as a share of\n"
 		"      memcpy's)\n"
 		"  -m  vector, indexed: n in doubles, doubling from min to max\n"
-		"      (default %ld:%ld); pack, memcpy: B in bytes, doubling\n"
+		"      (default %ld:%ld); pack, memcpy, packratio: B in bytes, doubling\n"
 		"      (default 8:4096; B must be a multiple of 8 dividing 8 MiB,\n"
 		"      others are skipped); max is always included\n"
 		"  -i  vector, indexed: round trips at packed sizes <= %ld B\n"
 		"      (default 10000), scaled down in proportion above, at least\n"
-		"      %d; pack, memcpy: at most this many timed repetitions\n"
-		"      (default 1000000)\n"
+		"      %d; pack, memcpy: at most this many timed repetitions,\n"
+		"      packratio: pairs, at most 100000 (default 1000000)\n"
 		"  -w  vector, indexed: warm-up round trips (default a tenth, at\n"
 		"      least 2)\n"
-		"  -s  pack, memcpy: timed seconds per size (default 0.2), after\n"
+		"  -s  pack, memcpy, packratio: timed seconds per size (default 0.2), after\n"
 		"      a shorter warm-up\n",
 		DT_DEFAULT_N, DT_DEFAULT_N, DT_SCALE_ABOVE, DT_MIN_ITERS);
 }

@@ -97,7 +97,7 @@ cp "$here/hpcc-bundle-run.sh" "$b/run.sh"
 rm -rf "$stage/w"
 {
 	echo "glibc: at least ${need#GLIBC_}"
-	echo "michi: the install of commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	echo "michi: the installation in MICHI_PREFIX (or build/install); tree at commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 	echo "mpich: $(mpichversion 2>/dev/null | head -1)"
 	echo "openmpi: $(mpirun.openmpi --version 2>/dev/null | head -1)"
 } >"$b/versions.txt"

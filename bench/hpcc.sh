@@ -15,7 +15,8 @@
 #       (DIR/IMPL-N-rR/, DIR/machine.txt); -r and -n then count what is
 #       there
 #   -S  run nothing: summarise again the raw CSVs already in OUTDIR/raw
-#       (a run cut short, say; its machine.txt stays)
+#       (a run cut short, say; its machine.txt stays); the rounds are
+#       counted from their names
 # MICHI_PREFIX: the installed Michi (default build/install); copy it
 # aside first when the tree may be rebuilt meanwhile.
 #
@@ -57,6 +58,11 @@ impl_args() {
 	esac
 }
 
+if [ -n "$again" ]; then
+	rounds=$(find "$outdir/raw" -maxdepth 1 -name '*-*-r*.csv' -printf '%f\n' |
+		sed 's/.*-r\([0-9]*\)\.csv$/\1/' | sort -n | tail -1)
+	[ -n "$rounds" ] || { echo "bench/hpcc.sh: no raw CSVs in $outdir/raw" >&2; exit 2; }
+fi
 if [ -n "$import" ]; then
 	import=$(cd "$import" && pwd)
 	[ -f "$import/machine.txt" ] || { echo "bench/hpcc.sh: no $import/machine.txt" >&2; exit 2; }
@@ -111,7 +117,7 @@ done
 	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 	echo "cores: $(nproc)"
 	echo "kernel: $(uname -r)"
-	echo "michi: the install of commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	echo "michi: the installation in MICHI_PREFIX (or build/install); tree at commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 	echo "mpich: $(mpichversion 2>/dev/null | head -1)"
 	echo "openmpi: $(mpirun.openmpi --version 2>/dev/null | head -1)"
 } >"$outdir/machine.txt"
