@@ -19,16 +19,7 @@ first=${cpus%%[-,]*}
 all=$(nproc)
 SRC=$top_srcdir/test/mpi/msgsizes.c
 EXE=$WORK/${UNIQ}_msgsizes
-if [ -n "${MICHI_MPICC:-}" ]; then
-	$MICHI_MPICC -I"$top_srcdir/test/mpi" -o "$EXE" "$SRC" 2>"$WORK/err" ||
-		fail "cannot build: $(cat "$WORK/err")"
-else
-	[ -e "$top_builddir/.libs/libmpi.so" ] || fail "no libmpi.so in $top_builddir/.libs"
-	LIBDIR=$(cd "$top_builddir/.libs" && pwd)
-	${CC:-cc} -I"$top_builddir/mpi/include" -I"$top_srcdir/mpi/include" \
-		-I"$top_srcdir/test/mpi" -o "$EXE" "$SRC" -L"$LIBDIR" \
-		-Wl,-rpath,"$LIBDIR" -lmpi 2>"$WORK/err" || fail "cannot build: $(cat "$WORK/err")"
-fi
+build_prog "$EXE" "$SRC" -I"$top_srcdir/test/mpi"
 
 # run CPU-LIST: msgsizes on 2 ranks under taskset, must pass
 run() {

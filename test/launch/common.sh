@@ -39,3 +39,22 @@ gone() {
 }
 
 now_ms() { date +%s%3N; }
+
+# build_prog EXE SRC [CFLAGS...]: an MPI program, with MICHI_MPICC (an
+# installed Michi) or else against the build tree's libmpi, the one this
+# mpirun belongs to
+build_prog() {
+	_exe=$1 _src=$2
+	shift 2
+	: "${top_srcdir:=$(dirname "$0")/../..}"
+	if [ -n "${MICHI_MPICC:-}" ]; then
+		$MICHI_MPICC "$@" -o "$_exe" "$_src" 2>"$WORK/err" ||
+			fail "cannot build $_src: $(cat "$WORK/err")"
+	else
+		[ -e "$top_builddir/.libs/libmpi.so" ] || fail "no libmpi.so in $top_builddir/.libs"
+		_lib=$(cd "$top_builddir/.libs" && pwd)
+		${CC:-cc} -I"$top_builddir/mpi/include" -I"$top_srcdir/mpi/include" "$@" \
+			-o "$_exe" "$_src" -L"$_lib" -Wl,-rpath,"$_lib" -lmpi 2>"$WORK/err" ||
+			fail "cannot build $_src: $(cat "$WORK/err")"
+	fi
+}

@@ -11,16 +11,7 @@
 : "${top_srcdir:=$(dirname "$0")/../..}"
 SRC=$top_srcdir/test/mpi/msgsizes.c
 EXE=$WORK/${UNIQ}_msgsizes
-if [ -n "${MICHI_MPICC:-}" ]; then
-	$MICHI_MPICC -I"$top_srcdir/test/mpi" -o "$EXE" "$SRC" 2>"$WORK/err" ||
-		fail "cannot build: $(cat "$WORK/err")"
-else
-	[ -e "$top_builddir/.libs/libmpi.so" ] || fail "no libmpi.so in $top_builddir/.libs"
-	LIBDIR=$(cd "$top_builddir/.libs" && pwd)
-	${CC:-cc} -I"$top_builddir/mpi/include" -I"$top_srcdir/mpi/include" \
-		-I"$top_srcdir/test/mpi" -o "$EXE" "$SRC" -L"$LIBDIR" \
-		-Wl,-rpath,"$LIBDIR" -lmpi 2>"$WORK/err" || fail "cannot build: $(cat "$WORK/err")"
-fi
+build_prog "$EXE" "$SRC" -I"$top_srcdir/test/mpi"
 
 # run ENV...: msgsizes on 2 ranks with MICHI_LOG=debug, must pass
 run() {
