@@ -265,13 +265,16 @@ static int devices_host_cpus(void)
 	}
 #endif
 	/* Michi's proxy says how many of them its affinity leaves the job
-	 * (taskset -c 0 mpirun ...): two ranks there share one processor */
+	 * (taskset -c 0 mpirun ...: two ranks there share one processor), as
+	 * "count,proxy pid"; a process the proxy did not start itself (one
+	 * that inherited the variable) keeps hwloc's count */
 	{
 		const char *e = getenv("MICHI_HOST_CPUS");
 		char *end;
 		long k = e ? strtol(e, &end, 10) : 0;
 
-		if (e && *end == '\0' && k > 0 && k < n)
+		if (e && *end == ',' && strtol(end + 1, &end, 10) == (long)getppid() &&
+		    *end == '\0' && k > 0 && k < n)
 			n = k;
 	}
 	return n > 0 ? (int)n : 1;

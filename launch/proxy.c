@@ -770,13 +770,15 @@ static void proxy_child(struct proxy_rank *r, const struct proxy_app *a,
 	/* the processors the job may use here, before the rank binds itself:
 	 * a taskset or cpuset around mpirun narrows them below what hwloc
 	 * says the machine allows, and the library counts this host's ranks
-	 * against them (devices/device.c) */
+	 * against them (devices/device.c). With the proxy's pid: only a
+	 * direct child takes it, not a program that inherits it later. */
 	{
 		cpu_set_t cs;
+		char v[48];
 
 		if (sched_getaffinity(0, sizeof(cs), &cs) == 0 && CPU_COUNT(&cs) > 0) {
-			snprintf(num, sizeof(num), "%d", CPU_COUNT(&cs));
-			setenv("MICHI_HOST_CPUS", num, 1);
+			snprintf(v, sizeof(v), "%d,%d", CPU_COUNT(&cs), (int)parent);
+			setenv("MICHI_HOST_CPUS", v, 1);
 		}
 	}
 	proxy_bind_child(r);

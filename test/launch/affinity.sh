@@ -37,4 +37,34 @@ if [ "$all" -ge 2 ]; then
 	n=$(grep -c "wait policy auto: 2 ranks here on $all processors, 2000 polls" "$WORK/err")
 	[ "$n" = 2 ] || fail "taskset -c $cpus: $n of 2 ranks counted $all processors: $(grep 'wait policy' "$WORK/err")"
 fi
+# The proxy passes "count,its pid": a program that inherits the variable
+# from elsewhere (started by another launcher, or by hand as here) keeps
+# hwloc's count; one whose parent the pid names takes the count.
+# single EXPECTED-PID: the program alone, as this shell's child
+cat >"$WORK/one.c" <<'ONE'
+#include <mpi.h>
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	MPI_Barrier(MPI_COMM_WORLD);
+	return MPI_Finalize();
+}
+ONE
+build_prog "$WORK/${UNIQ}_one" "$WORK/one.c"
+single() {
+	env MICHI_LOG=debug MICHI_HOST_CPUS="1,$1" "$WORK/${UNIQ}_one" >"$WORK/out" 2>"$WORK/err" &
+	pid=$!
+	(sleep 60; kill -KILL "$pid" 2>/dev/null) &
+	dog=$!
+	wait "$pid" || fail "singleton (MICHI_HOST_CPUS=1,$1): exit $?: $(tail -3 "$WORK/err")"
+	kill "$dog" 2>/dev/null
+}
+if [ "$all" -ge 2 ]; then
+	single 1
+	grep -q "1 ranks here on $all processors" "$WORK/err" ||
+		fail "a variable naming another parent was taken: $(grep 'wait policy' "$WORK/err")"
+	single $$
+	grep -q "1 ranks here on 1 processors" "$WORK/err" ||
+		fail "a variable naming this parent was not taken: $(grep 'wait policy' "$WORK/err")"
+fi
 echo "PASS"
