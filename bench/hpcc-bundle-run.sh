@@ -42,9 +42,9 @@ while IFS='=' read -r k v; do
 done < <(grep -v '^ *#' "$b/etc/openmpi/openmpi-mca-params.conf" | grep '=')
 ompi_extra=()
 
-# launch IMPL N DIR: runs hpcc of IMPL on N ranks in DIR; prints the status
+# launch IMPL N: runs hpcc of IMPL on N ranks in the current directory
 launch() {
-	local impl=$1 n=$2 dir=$3
+	local impl=$1 n=$2
 	case $impl in
 	michi)
 		env LD_LIBRARY_PATH="$b/michi/lib:$b/lib" \
@@ -65,7 +65,7 @@ run_one() {
 	mkdir -p "$d" "$res"
 	cp "$b/input/$n/hpccinf.txt" "$d/"
 	t0=$(date +%s.%N)
-	(cd "$d" && OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 launch "$impl" "$n" "$d") \
+	(cd "$d" && OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 launch "$impl" "$n") \
 		</dev/null >"$d/launcher.log" 2>&1 || rc=$?
 	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' >"$res/wall_s"
 	echo "$rc" >"$res/rc"

@@ -3,8 +3,10 @@
 #
 # Counts the user-mode instructions one MPI_Isend, MPI_Irecv and MPI_Wait
 # of a 4-byte message cost in one MPI implementation (BENCH.md,
-# "Instruction counts"). It builds isend_loop.c, runs 2 ranks with rank 0
-# under callgrind (collecting only instr_loop(), after a warm-up), takes
+# "Instruction counts"), and one MPI_Test that finds a receive from
+# MPI_ANY_SOURCE still pending (the idle poll of a test loop). It builds
+# isend_loop.c, runs 2 ranks with rank 0 under callgrind (collecting only
+# instr_loop() and instr_test_idle(), after a warm-up), takes
 # each function's inclusive count from `callgrind_annotate --inclusive=yes`
 # and divides it by the number of calls read from the callgrind.out file's
 # calls= lines. The same file is also summed independently as a check.
@@ -132,7 +134,8 @@ if [ -z "\$rank" ]; then
 fi
 if [ "\$rank" = 0 ]; then
 	exec valgrind -q --tool=callgrind --collect-atstart=no \\
-		--toggle-collect=instr_loop --dump-instr=no \\
+		--toggle-collect=instr_loop --toggle-collect=instr_test_idle \\
+		--dump-instr=no \\
 		--callgrind-out-file="$scratch/callgrind.out" "\$@"
 fi
 exec "\$@"
@@ -179,7 +182,7 @@ callgrind_annotate --inclusive=yes --threshold=100 --auto=no "$scratch/callgrind
 # means the library called an MPI function itself, or a parse went wrong.
 # An MPI function may be named by its PMPI_ alias.
 awk -v iters="$iters" -v annot="$scratch/annotate.txt" '
-function mpi(name) { return name ~ /^P?MPI_(Isend|Irecv|Wait)$/ }
+function mpi(name) { return name ~ /^P?MPI_(Isend|Irecv|Wait|Test)$/ }
 function base(name) { sub(/^P/, "", name); return name }
 function edge(from, fn,    e) {
 	for (e in ecalls) {
@@ -190,7 +193,7 @@ function edge(from, fn,    e) {
 }
 BEGIN {
 	while ((getline line < annot) > 0) {
-		if (!match(line, /:P?MPI_(Isend|Irecv|Wait) \[/))
+		if (!match(line, /:P?MPI_(Isend|Irecv|Wait|Test) \[/))
 			continue
 		name = substr(line, RSTART + 1, RLENGTH - 3)
 		split(line, f, " ")
@@ -224,6 +227,7 @@ END {
 	site["MPI_Isend"] = "instr_loop"; site["MPI_Irecv"] = "instr_loop"
 	site["MPI_Wait(send)"] = "instr_wait_send"
 	site["MPI_Wait(recv)"] = "instr_wait_recv"
+	site["MPI_Test(idle)"] = "instr_test_idle"
 	for (s in site) {
 		fn = s; sub(/\(.*/, "", fn)
 		e = edge(site[s], fn)
@@ -252,6 +256,7 @@ END {
 	printf "MPI_Wait,%.1f\n", sum["MPI_Wait"] / ncalls["MPI_Wait"]
 	printf "MPI_Wait(send),%.1f\n", cost["MPI_Wait(send)"] / n["MPI_Wait(send)"]
 	printf "MPI_Wait(recv),%.1f\n", cost["MPI_Wait(recv)"] / n["MPI_Wait(recv)"]
+	printf "MPI_Test(idle),%.1f\n", cost["MPI_Test(idle)"] / n["MPI_Test(idle)"]
 }' "$scratch/callgrind.out" >"$scratch/counts.csv"
 
 suffix=$impl-$transport

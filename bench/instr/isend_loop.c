@@ -15,6 +15,11 @@
  * MPI_Request_get_status and MPI_Wait measures only the completion
  * path. "-p" (plain) calls MPI_Wait directly, so that the Wait on the
  * receive also pays for the progress that brings the reply in.
+ *
+ * Then instr_test_idle() (also collected) calls MPI_Test n times on a
+ * receive from MPI_ANY_SOURCE that nothing matches yet, rank 1 waiting
+ * in a blocking receive meanwhile: the idle poll of a loop that tests
+ * while it computes (HPCC's MPIRandomAccess tests after every update).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -23,6 +28,7 @@
 #include <unistd.h>
 
 #define IL_TAG		23
+#define IL_IDLE_TAG	24
 #define IL_WARMUP	200
 
 /* Polls until req is complete without freeing it; returns the number of
@@ -99,6 +105,20 @@ __attribute__((noinline)) long instr_loop(int *sbuf, int *rbuf, long n,
 	return il_iterate(sbuf, rbuf, n, plain, 1);
 }
 
+/* n MPI_Test calls on a request that must stay incomplete; returns how
+ * many found it complete (0, or the run is wrong). */
+__attribute__((noinline)) long instr_test_idle(MPI_Request *req, long n)
+{
+	long i, done = 0;
+	int flag;
+
+	for (i = 0; i < n; i++) {
+		MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+		done += flag;
+	}
+	return done;
+}
+
 static void il_echo(int *buf, long n)
 {
 	long i;
@@ -114,7 +134,8 @@ int main(int argc, char **argv)
 {
 	long n = 20000, polls;
 	int rank, nranks, plain = 0, c;
-	int sbuf = 0, rbuf = 0;
+	int sbuf = 0, rbuf = 0, idle = 0;
+	MPI_Request ireq;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -144,6 +165,15 @@ int main(int argc, char **argv)
 				"%ld\n", rbuf, n - 1);
 			MPI_Abort(MPI_COMM_WORLD, 1);
 		}
+		MPI_Irecv(&idle, 1, MPI_INT, MPI_ANY_SOURCE, IL_IDLE_TAG,
+			  MPI_COMM_WORLD, &ireq);
+		if (instr_test_idle(&ireq, n) != 0) {
+			fprintf(stderr, "isend_loop: the idle receive completed\n");
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		}
+		/* now rank 1 may send what completes it */
+		MPI_Send(&idle, 1, MPI_INT, 1, IL_IDLE_TAG, MPI_COMM_WORLD);
+		MPI_Wait(&ireq, MPI_STATUS_IGNORE);
 		printf("isend_loop: %ld iterations, %s waits, %.2f polls per "
 		       "wait\n", n, plain ? "plain" : "completed",
 		       (double)polls / (2.0 * n));
@@ -151,6 +181,9 @@ int main(int argc, char **argv)
 		il_echo(&rbuf, IL_WARMUP);
 		MPI_Barrier(MPI_COMM_WORLD);
 		il_echo(&rbuf, n);
+		MPI_Recv(&idle, 1, MPI_INT, 0, IL_IDLE_TAG, MPI_COMM_WORLD,
+			 MPI_STATUS_IGNORE);
+		MPI_Send(&idle, 1, MPI_INT, 0, IL_IDLE_TAG, MPI_COMM_WORLD);
 	}
 	MPI_Finalize();
 	return 0;

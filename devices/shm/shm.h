@@ -192,16 +192,21 @@ static inline void shm_notify(struct shm_proc *p)
 		shm_wake_slow(p);
 }
 
-/* Does r hold a record to take: is the stamp of the cell at its head
- * the one for that position (shm_ring.c's rx_valid)? Inline, so that an
- * idle poll of a ring costs a load and a compare, not a call. */
-static inline int shm_rx_ready(const struct shm_rx *r)
+/* The stamp of the cell at r's head, unkeyed: it holds a record to take
+ * when its position bits are the head's (shm_ring.c reads the rest). */
+static inline uint64_t shm_rx_stamp(const struct shm_rx *r)
 {
 	const char *c = r->cells + ((r->head & r->mask) << SHM_CELL_SHIFT);
-	uint64_t s = atomic_load_explicit((const _Atomic uint64_t *)c,
-					  memory_order_acquire) ^ r->key;
 
-	return !((s ^ r->head) & SHM_POS_MASK);
+	return atomic_load_explicit((const _Atomic uint64_t *)c,
+				    memory_order_acquire) ^ r->key;
+}
+
+/* Does r hold a record to take? Inline, so that an idle poll of a ring
+ * costs a load and a compare, not a call. */
+static inline int shm_rx_ready(const struct shm_rx *r)
+{
+	return !((shm_rx_stamp(r) ^ r->head) & SHM_POS_MASK);
 }
 
 /* shm_ring.c */

@@ -275,9 +275,7 @@ int shm_tx_ready(struct shm_tx *t)
 
 static inline int rx_valid(const struct shm_rx *r, uint64_t *ncells)
 {
-	const char *c = r->cells + ((r->head & r->mask) << SHM_CELL_SHIFT);
-	uint64_t s = atomic_load_explicit((const _Atomic uint64_t *)c,
-					  memory_order_acquire) ^ r->key;
+	uint64_t s = shm_rx_stamp(r);
 
 	if ((s ^ r->head) & SHM_POS_MASK)
 		return 0;
