@@ -102,18 +102,20 @@ MICHI_TUNABLE(dt_stream_bytes, "dt_stream_bytes", MICHI_T_SIZE, "1m", MICHI_LEVE
 
 /*
  * How far ahead packing prefetches, in bytes of typed blocks, and into
- * which cache. Blocks of 512 bytes and more prefetch twice as far and
- * only into L2 (prefetcht2): on the Zen 4 of BENCH.md a pack of 8 MiB in
+ * which cache. Blocks of at least 512 bytes, a multiple of 16, packed to
+ * a 16-byte aligned buffer prefetch twice as far and only into L2
+ * (prefetcht2): on the 2-core AMD EPYC VM of BENCH.md a pack of 8 MiB in
  * 512-byte blocks went from 0.66 to 0.78-0.83 of memcpy's bandwidth,
  * 1 KiB blocks from 0.72 to 0.86-0.87, 2 KiB from 0.84 to 0.87-0.88
  * (bench/results/2026-11-27-packratio-2ranks-l2*); for 256-byte blocks
- * the same hint cost a third (0.78 to 0.51 in a scratch kernel), so they
- * keep prefetcht0 at half the distance.
+ * prefetcht2 or prefetcht1 at 2 to 32 KiB cost a third or more (0.48-0.62
+ * against 0.78 in a scratch kernel), so they and all other blocks keep
+ * prefetcht0 at half the distance.
  */
-#define STREAM_AHEAD 4096	/* prefetcht0, blocks under STREAM_L2_BLOCK */
-#define STREAM_AHEAD_L2 8192	/* prefetcht2, blocks of STREAM_L2_BLOCK up */
+#define STREAM_AHEAD 4096	/* prefetcht0 */
+#define STREAM_AHEAD_L2 8192	/* prefetcht2, blocks of at least STREAM_L2_BLOCK */
 #define STREAM_L2_BLOCK 512
-#define STREAM_HEAD 4096	/* bytes prefetched of each such block */
+#define STREAM_HEAD 4096	/* bytes prefetched of each block ahead */
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -184,7 +186,7 @@ static inline void stream_fence(void)
 }
 #else
 #define copy_stream(d, s, n) memcpy(d, s, n)
-#define copy_stream_pf(d, s, n, pf, pn, l2) memcpy(d, s, n)
+#define copy_stream_pf(d, s, n, pf, pn, l2) ((void)(pf), (void)(pn), (void)(l2), memcpy(d, s, n))
 static inline void stream_fence(void)
 {
 }
@@ -220,9 +222,10 @@ static __attribute__((noinline)) void run_stream_l2(const char *typed, MPI_Aint 
  * more than cached ones, and when packing a run of one block, which has
  * no next block to prefetch: an indexed type of blocks of 1 to 8 doubles
  * packed in 1.8 ms cached and 2.5 ms streamed, and unpacked in 1.7 and
- * 6.5. Packing prefetches each typed line once. */
-static void run_stream(char *typed, MPI_Aint stride, size_t len, MPI_Count count,
-		       char *packed, int pack)
+ * 6.5. Packing prefetches each typed line once; blocks that qualify
+ * (STREAM_L2_BLOCK) go to run_stream_l2. */
+static inline __attribute__((always_inline)) void
+run_stream(char *typed, MPI_Aint stride, size_t len, MPI_Count count, char *packed, int pack)
 {
 	MPI_Count ahead = (MPI_Count)((STREAM_AHEAD + len - 1) / len), j;
 	uintptr_t line = 0, l;

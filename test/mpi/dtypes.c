@@ -623,11 +623,13 @@ static void coll_checks(void)
  * each length at gaps of the same length, the typed side at an odd
  * offset and the packed side at an odd one and at an aligned one; the
  * packed bytes, the unpacked ones and the untouched gaps are all
- * checked. 511 and 512 sit either side of the block length at which
- * packing switches its prefetch hint (mpi/dtype_pack.c). */
+ * checked. On the aligned pass 512 and 4096 take the prefetch into L2
+ * of mpi/dtype_pack.c (blocks of at least 512 bytes, a multiple of 16);
+ * 496, 511 and 1000 do not. */
 static void large_pack_checks(void)
 {
-	static const int lens[] = { 1, 3, 8, 24, 64, 100, 256, 511, 512, 1000, 4096, 65536 + 7 };
+	static const int lens[] = { 1, 3, 8, 24, 64, 100, 256, 496, 511, 512, 1000, 4096,
+				    65536 + 7 };
 	const size_t span = 3 << 20;
 	unsigned char *typed = malloc(span + 64), *packed = malloc(span + 64);
 	unsigned char *back = malloc(span + 64);
