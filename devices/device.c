@@ -479,7 +479,8 @@ size_t michi_devices_pending(void)
 /*
  * A device with a wait fd wakes poll(); one with its own block (shm's
  * futex) sleeps there when it is the only one. With both, poll sleeps
- * at most 1 ms at a time, since the other device's wake cannot reach it.
+ * at most 1 ms at a time, since the other device's wake cannot reach it,
+ * and not at all where the blocker says it must not sleep (it yields).
  */
 void michi_devices_block(int timeout_ms)
 {
@@ -502,8 +503,12 @@ void michi_devices_block(int timeout_ms)
 		blocker->block(timeout_ms);
 		return;
 	}
-	if (blocker && timeout_ms > 1)
-		timeout_ms = 1;
+	/* the fds bound the sleep to 1 ms, or to none where the blocker
+	 * cannot sleep at all */
+	if (blocker)
+		timeout_ms = blocker->block(0) < 0 ? 0 : timeout_ms > 1 ? 1 : timeout_ms;
 	/* with no fd (self only), nothing can arrive: sleeping is all we can do */
 	poll(n ? fds : NULL, (nfds_t)n, timeout_ms);
+	if (!timeout_ms)
+		sched_yield();
 }

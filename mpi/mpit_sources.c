@@ -18,6 +18,7 @@
  *    frames between two reads) and the end of MPI (MPI_Finalize takes a
  *    last snapshot before the devices close).
  *  - shm ring bytes: each ring's tail counts the 64-byte cells written.
+ *  - shm sleeps: shm's own count, kept where it goes to sleep.
  *  - tcp bytes: the kernel's count of bytes sent on each connection.
  *  - the posted queue's length: a walk of MTMI's matching hash.
  *  - the unexpected queue's length, high watermark and match attempts,
@@ -188,6 +189,12 @@ static uint64_t read_shm_ring_bytes(int arg)
 	return acc.shm_cells * SHM_CELL;
 }
 
+static uint64_t read_shm_sleeps(int arg)
+{
+	(void)arg;
+	return shm.sleeps;
+}
+
 static uint64_t read_tcp_bytes(int arg)
 {
 	(void)arg;
@@ -272,6 +279,14 @@ static void table_devices(void)
 				 "rendezvous chunks and each record's %d-byte header, padding "
 				 "included; large messages copied by CMA (process_vm_readv/"
 				 "writev) are not counted", SHM_CELL, SHM_FIRST_HDR);
+			v = pvar_add(d, MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_USER_DETAIL,
+				     read_shm_sleeps, 0);
+			snprintf(v->name, sizeof(v->name), "shm_sleeps");
+			snprintf(v->desc, sizeof(v->desc),
+				 "times this rank slept in the kernel waiting for a rank of its "
+				 "host: only where the wait policy lets ranks sleep "
+				 "(MICHI_WAIT_POLICY=block, MICHI_WAIT_YIELD) and every rank of "
+				 "the host wakes sleepers; counted from MPI_Init");
 		}
 		if (michi_devices[i] == &michi_device_tcp) {
 			v = pvar_add(d, MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_USER_DETAIL,

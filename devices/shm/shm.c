@@ -11,7 +11,8 @@
  * that publishes a record to it, or frees room in a ring it has frames
  * queued for, sees the flag and wakes it (shm.h, shm_notify). Senders
  * check the flag only when the policy lets ranks sleep, so by default no
- * sender pays for it.
+ * sender pays for it; a rank sleeps only once every local peer has said
+ * in the segment that it checks (shm_sleep_ok).
  *
  * Large messages: MTMI's rendezvous offers the sender's buffer address
  * and the receiver pulls the bytes with process_vm_readv (cross-memory
@@ -36,6 +37,7 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,9 +260,45 @@ static int shm_has_work(void)
 }
 
 /*
+ * May this rank sleep? Only when every local peer wakes sleepers after it
+ * publishes: a peer whose wait settings differ (an MPMD program with its
+ * own MICHI_WAIT_*, or a control variable set through MPI_T before
+ * MPI_Init on some ranks only) would leave it asleep for the whole
+ * timeout on each of its messages. Each rank says so in its line of the
+ * segment when it attaches; a peer that has not attached yet leaves the
+ * answer open, a peer that does not wake closes it for good, with one
+ * warning.
+ */
+static int shm_sleep_ok(void)
+{
+	int i;
+
+	if (likely(shm.sleep_ok))
+		return shm.sleep_ok > 0;
+	for (i = 0; i < shm.nlocal; i++) {
+		if (i == shm.my_local)
+			continue;
+		if (!peer_pid(i))
+			return 0;
+		if (!shm.procs[i].wakes) {
+			shm.sleep_ok = -1;
+			michi_warn("shm: this rank's wait policy lets it sleep, but that of local "
+				   "rank %d (world rank %d) does not wake sleeping peers: their "
+				   "MICHI_WAIT_POLICY/MICHI_WAIT_YIELD settings differ; this rank "
+				   "yields instead of sleeping", i, shm.procs[i].world_rank);
+			return 0;
+		}
+	}
+	shm.sleep_ok = 1;
+	return 1;
+}
+
+/*
  * Sleep until a peer wakes us or timeout_ms passes. The flag goes up
  * with a full barrier before the last look at the rings, pairing with
- * shm_notify's fence on the sender's side.
+ * shm_notify's fence on the sender's side. Where a peer would not wake
+ * us (shm_sleep_ok), yield instead and return -1; timeout_ms 0 only
+ * asks that question.
  */
 static int shm_block(int timeout_ms)
 {
@@ -269,10 +307,19 @@ static int shm_block(int timeout_ms)
 
 	if (!shm.me)
 		return 0;
+	if (!shm_sleep_ok()) {
+		if (timeout_ms)
+			sched_yield();
+		return -1;
+	}
+	if (!timeout_ms)
+		return 0;
 	atomic_exchange_explicit(&shm.me->sleeping, 1, memory_order_seq_cst);
 	v = atomic_load_explicit(&shm.me->futex, memory_order_seq_cst);
-	if (!shm_has_work() && !shm_liveness())
+	if (!shm_has_work() && !shm_liveness()) {
+		shm.sleeps++;
 		futex_call(&shm.me->futex, FUTEX_WAIT, v, &ts);
+	}
 	atomic_store_explicit(&shm.me->sleeping, 0, memory_order_relaxed);
 	return 0;
 }

@@ -67,12 +67,13 @@ static inline uint64_t shm_stamp(uint64_t pos, uint64_t ncells, uint64_t key)
 
 /* Per local rank, in the segment: what peers read to reach it. */
 struct shm_proc {
-	/* line 0: written once at attach */
+	/* line 0: written once at attach, before pid */
 	int32_t pid;
 	int32_t world_rank;
 	uint64_t probe_addr;      /* address of a word CMA readers check */
 	uint64_t probe_val;
-	char pad0[SHM_CELL - 24];
+	int32_t wakes;            /* it wakes sleeping peers (shm.wake) */
+	char pad0[SHM_CELL - 28];
 	/* line 1: written by the owner when it goes to sleep and wakes */
 	_Atomic uint32_t sleeping;
 	_Atomic uint32_t futex;
@@ -172,6 +173,10 @@ struct shm_state {
 	 * fewer where a poll may yield the core for a scheduler slice */
 	unsigned idle_mask;
 	size_t pending;           /* frames accepted and not yet fully in a ring */
+	/* cold: the sleeping path's */
+	int sleep_ok;             /* 1: every local peer wakes us; -1: one does not;
+				   * 0: not known yet (shm_sleep_ok) */
+	uint64_t sleeps;          /* futex sleeps (MPI_T shm_sleeps) */
 };
 
 extern struct shm_state shm MICHI_HIDDEN;

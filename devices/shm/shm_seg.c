@@ -343,6 +343,7 @@ michi_status_t shm_seg_attach(struct michi_job *job)
 	shm.me->probe_addr = (uintptr_t)&shm_probe_word;
 	shm.me->probe_val = shm_probe_word;
 	shm.me->world_rank = job->rank;
+	shm.me->wakes = michi_wait.may_block;
 	atomic_store_explicit((_Atomic int32_t *)&shm.me->pid, getpid(), memory_order_release);
 	st = seg_map_rings(fd, job, locals);
 	if (st)
