@@ -480,7 +480,8 @@ size_t michi_devices_pending(void)
  * A device with a wait fd wakes poll(); one with its own block (shm's
  * futex) sleeps there when it is the only one. With both, poll sleeps
  * at most 1 ms at a time, since the other device's wake cannot reach it,
- * and not at all where the blocker says it must not sleep (it yields).
+ * and not at all where the blocker says sleeping could oversleep its
+ * peers' messages (then it yields).
  */
 void michi_devices_block(int timeout_ms)
 {
@@ -503,10 +504,13 @@ void michi_devices_block(int timeout_ms)
 		blocker->block(timeout_ms);
 		return;
 	}
-	/* the fds bound the sleep to 1 ms, or to none where the blocker
-	 * cannot sleep at all */
-	if (blocker)
-		timeout_ms = blocker->block(0) < 0 ? 0 : timeout_ms > 1 ? 1 : timeout_ms;
+	/* the fds bound the sleep to 1 ms (a wake of the blocker's cannot
+	 * reach poll); where the blocker would not even be woken (shm with a
+	 * peer that does not wake sleepers), not at all, for latency */
+	if (blocker && blocker->block(0) < 0)
+		timeout_ms = 0;
+	else if (blocker && timeout_ms > 1)
+		timeout_ms = 1;
 	/* with no fd (self only), nothing can arrive: sleeping is all we can do */
 	poll(n ? fds : NULL, (nfds_t)n, timeout_ms);
 	if (!timeout_ms)

@@ -95,9 +95,10 @@ struct michi_device {
 	size_t eager_limit;
 	/* Optional. Sleep until this device may have work (a peer wakes us)
 	 * or timeout_ms passes; for devices without a wait_fd. Returns -1,
-	 * having yielded the processor instead, when sleeping could miss a
-	 * peer's message (shm: a local peer that does not wake sleepers);
-	 * timeout_ms 0 sleeps not at all and only gives that answer. */
+	 * having yielded the processor instead, when sleeping could
+	 * oversleep a peer's message (shm: a local peer that does not wake
+	 * sleepers); timeout_ms 0 does not sleep and only gives that
+	 * answer. */
 	int (*block)(int timeout_ms);
 	/* Optional: copy len bytes at address raddr in peer's memory into
 	 * dst, synchronously (single-copy rendezvous). MICHI_ERR_UNSUPPORTED

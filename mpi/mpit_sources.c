@@ -192,7 +192,7 @@ static uint64_t read_shm_ring_bytes(int arg)
 static uint64_t read_shm_sleeps(int arg)
 {
 	(void)arg;
-	return shm.sleeps;
+	return shm_sleeps;
 }
 
 static uint64_t read_tcp_bytes(int arg)
@@ -283,10 +283,12 @@ static void table_devices(void)
 				     read_shm_sleeps, 0);
 			snprintf(v->name, sizeof(v->name), "shm_sleeps");
 			snprintf(v->desc, sizeof(v->desc),
-				 "times this rank slept in the kernel waiting for a rank of its "
-				 "host: only where the wait policy lets ranks sleep "
-				 "(MICHI_WAIT_POLICY=block, MICHI_WAIT_YIELD) and every rank of "
-				 "the host wakes sleepers; counted from MPI_Init");
+				 "times this rank slept on its futex waiting for a rank of its "
+				 "host (woken or timed out): only where the wait policy lets "
+				 "ranks sleep (MICHI_WAIT_POLICY=block, MICHI_WAIT_YIELD), every "
+				 "rank of the host wakes sleepers, and shm is the only device "
+				 "polled (with tcp too a rank sleeps in poll, not counted); "
+				 "counted from MPI_Init");
 		}
 		if (michi_devices[i] == &michi_device_tcp) {
 			v = pvar_add(d, MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_USER_DETAIL,

@@ -1003,8 +1003,8 @@ static int ofi_block(int timeout_ms)
 	} else {
 		struct timespec ts = { 0, 50 * 1000 };
 
-		(void)timeout_ms;
-		nanosleep(&ts, NULL);
+		if (timeout_ms)
+			nanosleep(&ts, NULL);
 		return 0;
 	}
 }

@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 struct shm_state shm;
+uint64_t shm_sleeps;
 
 static size_t shm_eager_limit = 16384;
 MICHI_TUNABLE(shm_eager_limit, "shm_eager_limit", MICHI_T_SIZE, "16k", MICHI_LEVEL_TUNER,
@@ -112,7 +113,6 @@ static michi_status_t shm_post_fence(struct michi_job *job)
 
 	if (st)
 		return st;
-	shm.wake = michi_wait.may_block;
 	shm.idle_mask = michi_wait.oversubscribed ? 63 : 4095;
 	shm.peer_pidfd = malloc((size_t)shm.nlocal * sizeof(int));
 	if (!shm.peer_pidfd)
@@ -285,7 +285,9 @@ static int shm_sleep_ok(void)
 			michi_warn("shm: this rank's wait policy lets it sleep, but that of local "
 				   "rank %d (world rank %d) does not wake sleeping peers: their "
 				   "MICHI_WAIT_POLICY/MICHI_WAIT_YIELD settings differ; this rank "
-				   "yields instead of sleeping", i, shm.procs[i].world_rank);
+				   "yields instead of sleeping up to wait_block_ms per message. "
+				   "Give every rank the same MICHI_WAIT_* (mpirun -genv)", i,
+				   shm.procs[i].world_rank);
 			return 0;
 		}
 	}
@@ -298,7 +300,7 @@ static int shm_sleep_ok(void)
  * with a full barrier before the last look at the rings, pairing with
  * shm_notify's fence on the sender's side. Where a peer would not wake
  * us (shm_sleep_ok), yield instead and return -1; timeout_ms 0 only
- * asks that question.
+ * asks that question. Counts the sleeps (shm_sleeps).
  */
 static int shm_block(int timeout_ms)
 {
@@ -316,10 +318,10 @@ static int shm_block(int timeout_ms)
 		return 0;
 	atomic_exchange_explicit(&shm.me->sleeping, 1, memory_order_seq_cst);
 	v = atomic_load_explicit(&shm.me->futex, memory_order_seq_cst);
-	if (!shm_has_work() && !shm_liveness()) {
-		shm.sleeps++;
-		futex_call(&shm.me->futex, FUTEX_WAIT, v, &ts);
-	}
+	/* a sleep: woken, or timed out; not a word that had moved on */
+	if (!shm_has_work() && !shm_liveness() &&
+	    (futex_call(&shm.me->futex, FUTEX_WAIT, v, &ts) == 0 || errno == ETIMEDOUT))
+		shm_sleeps++;
 	atomic_store_explicit(&shm.me->sleeping, 0, memory_order_relaxed);
 	return 0;
 }

@@ -176,10 +176,12 @@ struct shm_state {
 	/* cold: the sleeping path's */
 	int sleep_ok;             /* 1: every local peer wakes us; -1: one does not;
 				   * 0: not known yet (shm_sleep_ok) */
-	uint64_t sleeps;          /* futex sleeps (MPI_T shm_sleeps) */
 };
 
 extern struct shm_state shm MICHI_HIDDEN;
+/* Futex sleeps since MPI_Init (MPI_T shm_sleeps); outside shm, which
+ * MPI_Finalize clears, so that the total stays readable after it. */
+extern uint64_t shm_sleeps MICHI_HIDDEN;
 
 michi_status_t shm_send_slow(int peer, const struct iovec *iov, int iovcnt, void *cookie)
 	__attribute__((noinline));

@@ -343,7 +343,10 @@ michi_status_t shm_seg_attach(struct michi_job *job)
 	shm.me->probe_addr = (uintptr_t)&shm_probe_word;
 	shm.me->probe_val = shm_probe_word;
 	shm.me->world_rank = job->rank;
-	shm.me->wakes = michi_wait.may_block;
+	/* senders check for sleepers only where a receiver may sleep; peers
+	 * read this to know whether we do */
+	shm.wake = michi_wait.may_block;
+	shm.me->wakes = shm.wake;
 	atomic_store_explicit((_Atomic int32_t *)&shm.me->pid, getpid(), memory_order_release);
 	st = seg_map_rings(fd, job, locals);
 	if (st)
