@@ -130,9 +130,18 @@ static pid_t peer_pid(int local)
 				    memory_order_acquire);
 }
 
+/* A rank found dead: what it published before it died is still in its
+ * ring to us (its exit made those stores visible), so deliver that
+ * first; then fail what is left with it. */
 static void peer_died(int local)
 {
-	int rank = shm.procs[local].world_rank;
+	int rank = shm.procs[local].world_rank, j;
+
+	for (j = 0; j < shm.nrx; j++)
+		if (shm.rx[j].peer == rank)
+			while (shm_rx_ready(&shm.rx[j]) &&
+			       shm_rx_poll(&shm.rx[j], shm_poll_budget) > 0)
+				;
 
 	michi_err(MICHI_ERR_PEER, "rank %d (pid %d) on this host has exited or was killed",
 		  rank, (int)shm.procs[local].pid);
