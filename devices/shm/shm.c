@@ -131,8 +131,12 @@ static pid_t peer_pid(int local)
 }
 
 /* A rank found dead: what it published before it died is still in its
- * ring to us (its exit made those stores visible), so deliver that
- * first; then fail what is left with it. */
+ * ring to us (its exit made those stores visible), so take that first:
+ * eager messages and ones streamed whole through the ring complete; a
+ * rendezvous offer among them fails at its pull, the sender's memory
+ * being gone. Then fail what is left with it. Only a race reaches
+ * records here (they came in between the idle poll's look at the rings
+ * and the liveness check), so no test forces it. */
 static void peer_died(int local)
 {
 	int rank = shm.procs[local].world_rank, j;

@@ -5,8 +5,8 @@
 # -disable-auto-cleanup the other ranks keep running, and rank 0, idle in
 # a receive from the dead rank, must get an error naming it within a few
 # seconds (shm looks at its idle peers at most once a second). Four ranks,
-# so that on a 2-processor machine they are oversubscribed (a liveness
-# look every 64 idle polls), and with the default processor count too.
+# which outnumber the processors of a 2-processor machine (a liveness look
+# every 64 idle polls), then three: one rank released besides rank 0.
 . "$(dirname "$0")/common.sh"
 
 : "${top_srcdir:=$(dirname "$0")/../..}"
@@ -23,12 +23,13 @@ cat >"$WORK/wrap" <<'WRAP'
 #!/bin/sh
 trap '' USR1
 "$@"
+exit $?
 WRAP
 chmod +x "$WORK/wrap"
 
 for n in 4 3; do
 	rm -f "$WORK"/res.*
-	timeout 60 "$HYDRA" -disable-auto-cleanup -n $n "$WORK/wrap" "$EXE" "$WORK/res" \
+	timeout -k 5 60 "$HYDRA" -disable-auto-cleanup -n $n "$WORK/wrap" "$EXE" "$WORK/res" \
 		>"$WORK/out" 2>"$WORK/err"
 	cat "$WORK"/res.* >"$WORK/out" 2>/dev/null
 	line=$(grep '^rank 0:' "$WORK/out")

@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	if (size < 3 || argc < 2) {
-		printf("usage: peer_death PREFIX, on at least 3 ranks\n");
+		fprintf(stderr, "usage: peer_death PREFIX, on at least 3 ranks\n");
 		_exit(2);
 	}
 	snprintf(path, sizeof(path), "%s.%d", argv[1], rank);
@@ -58,9 +58,11 @@ int main(int argc, char **argv)
 	rc = MPI_Recv(&v, 1, MPI_INT, 2, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	if (rc == MPI_SUCCESS) {
 		fprintf(out, "rank 0: the receive from the dead rank completed\n");
+		fflush(out);
 	} else {
 		MPI_Error_string(rc, msg, &len);
 		fprintf(out, "rank 0: failed after %.1f s: %s\n", MPI_Wtime() - t0, msg);
+		fflush(out);
 	}
 	v = 7;
 	for (r = 1; r < size; r++)
