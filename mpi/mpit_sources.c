@@ -247,6 +247,17 @@ static struct michi_pvar *pvar_add(const char *category, int var_class, int verb
 	return v;
 }
 
+/* A counter of device d, user detail, named by fmt with d for its %s */
+static struct michi_pvar *dev_counter(const char *d, uint64_t (*read)(int), int arg,
+				      const char *fmt)
+{
+	struct michi_pvar *v = pvar_add(d, MPI_T_PVAR_CLASS_COUNTER,
+					MPI_T_VERBOSITY_USER_DETAIL, read, arg);
+
+	snprintf(v->name, sizeof(v->name), fmt, d);
+	return v;
+}
+
 static void table_devices(void)
 {
 	struct michi_pvar *v;
@@ -255,33 +266,25 @@ static void table_devices(void)
 	for (i = 0; michi_devices[i] && i < DEV_MAX; i++) {
 		const char *d = michi_devices[i]->name;
 
-		v = pvar_add(d, MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_USER_DETAIL,
-			     read_frames_sent, i);
-		snprintf(v->name, sizeof(v->name), "%s_frames_sent", d);
+		v = dev_counter(d, read_frames_sent, i, "%s_frames_sent");
 		snprintf(v->desc, sizeof(v->desc),
 			 "frames this rank sent through the %s device: one per eager message, "
 			 "plus every protocol frame (rendezvous RTS, CTS, DATA, FIN, PUSH; "
 			 "synchronous-send and cancel acknowledgements), so frames, not "
 			 "messages; counted from MPI_Init", d);
-		v = pvar_add(d, MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_USER_DETAIL,
-			     read_frames_received, i);
-		snprintf(v->name, sizeof(v->name), "%s_frames_received", d);
+		v = dev_counter(d, read_frames_received, i, "%s_frames_received");
 		snprintf(v->desc, sizeof(v->desc),
 			 "frames this rank received through the %s device (the same kinds "
 			 "of frames as %s_frames_sent); counted from MPI_Init", d, d);
 		if (michi_devices[i] == &michi_device_shm) {
-			v = pvar_add(d, MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_USER_DETAIL,
-				     read_shm_ring_bytes, 0);
-			snprintf(v->name, sizeof(v->name), "shm_ring_bytes_sent");
+			v = dev_counter(d, read_shm_ring_bytes, 0, "shm_ring_bytes_sent");
 			snprintf(v->desc, sizeof(v->desc),
 				 "bytes this rank wrote into shared-memory rings to ranks of its "
 				 "host, in whole %d-byte cells: eager payloads, pipelined "
 				 "rendezvous chunks and each record's %d-byte header, padding "
 				 "included; large messages copied by CMA (process_vm_readv/"
 				 "writev) are not counted", SHM_CELL, SHM_FIRST_HDR);
-			v = pvar_add(d, MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_USER_DETAIL,
-				     read_shm_sleeps, 0);
-			snprintf(v->name, sizeof(v->name), "shm_sleeps");
+			v = dev_counter(d, read_shm_sleeps, 0, "shm_sleeps");
 			snprintf(v->desc, sizeof(v->desc),
 				 "times this rank slept on its futex waiting for a rank of its "
 				 "host (woken or timed out): only where the wait policy lets "
@@ -291,9 +294,7 @@ static void table_devices(void)
 				 "counted from MPI_Init");
 		}
 		if (michi_devices[i] == &michi_device_tcp) {
-			v = pvar_add(d, MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_USER_DETAIL,
-				     read_tcp_bytes, 0);
-			snprintf(v->name, sizeof(v->name), "tcp_bytes_sent");
+			v = dev_counter(d, read_tcp_bytes, 0, "tcp_bytes_sent");
 			snprintf(v->desc, sizeof(v->desc),
 				 "bytes the kernel sent on this rank's tcp connections to other "
 				 "ranks (TCP_INFO tcpi_bytes_sent, lanes included): %d-byte frame "
