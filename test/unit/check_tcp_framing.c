@@ -858,7 +858,8 @@ START_TEST(test_iface)
 	run_ranks(1, rank_iface, 10);
 	setenv("MICHI_TCP_IF", "lo", 1);
 	run_ranks(1, rank_iface_forced, 10);
-	setenv("MICHI_TCP_IF", "10.0.0.0/8,127.0.0.0/8", 1);
+	/* a range no interface of a test machine has (TEST-NET-2), then loopback */
+	setenv("MICHI_TCP_IF", "198.51.100.0/24,127.0.0.0/8", 1);
 	run_ranks(1, rank_iface_forced, 10);
 	setenv("MICHI_TCP_IF", "nosuch0", 1);
 	run_ranks(1, rank_iface_none, 10);
