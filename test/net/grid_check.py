@@ -365,6 +365,18 @@ def check_cut(topo, src, dst, net, link=None):
         f'(first after {first})')
 
 
+def emu_cpu():
+    """CPU seconds the emulator has used, or None."""
+    try:
+        with open(grid.state_path('linkemu.pid')) as f:
+            pid = int(f.read().split()[0])
+        with open(f'/proc/{pid}/stat') as f:
+            fields = f.read().rsplit(')', 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def check_early():
     path = grid.state_path('linkemu.csv')
     rows = early = 0
@@ -394,9 +406,13 @@ def run_checks(topo):
         check_flow(topo, *lan)
     if far:
         srcs, dsts, net = far[0]
+        cpu0, t0 = emu_cpu(), time.monotonic()
         one = check_flow(topo, srcs[0], dsts[0], net)
         if one:
             check_parallel(topo, srcs, dsts, net, one)
+        if cpu0 is not None and emu_cpu() is not None:
+            note(f'the emulator used {(emu_cpu() - cpu0) / (time.monotonic() - t0):.0%} '
+                 'of a core during the TCP flows')
         check_loss(topo, srcs[0], dsts[0], net)
         check_cut(topo, srcs[0], dsts[0], net, link=route(topo, srcs[0], dsts[0], net)['links'][0][0])
     else:
