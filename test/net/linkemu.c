@@ -174,6 +174,8 @@ static uint64_t le_interval_ns = 100 * 1000000ull;
 static volatile sig_atomic_t le_stop;
 /* SCHED_FIFO priority of the process, 0 for none (--rt-prio) */
 static int le_rt = 10;
+/* the earliest delivery due, over all directions (the loop's wait) */
+static uint64_t le_due = UINT64_MAX;
 static uint8_t le_scratch[LE_FRAME_MAX];
 
 static void le_log(const char *fmt, ...)
@@ -532,6 +534,8 @@ static void le_frame_arrive(struct le_dir *d, size_t n, uint64_t now)
 			r->lost = ((le_rand(&d->rng) >> 32) * 1000000000ull >> 32) < d->p.loss_ppb;
 	d->last_depart = r->depart;
 	d->last_deliver = r->deliver;
+	if (d->count == 0 && r->deliver < le_due)
+		le_due = r->deliver;
 	if (d->q_recs == 0)
 		d->ser = d->tail;
 	d->q_recs++;
@@ -542,18 +546,26 @@ static void le_frame_arrive(struct le_dir *d, size_t n, uint64_t now)
 	d->tail = next >= d->cap ? 0 : next;
 }
 
-/* reads what the source TAP has, up to a batch */
+/* reads what the source TAP has, up to a batch, or until a delivery is due:
+ * a batch of 64 KiB superframes takes a millisecond to copy */
 static void le_dir_read(struct le_dir *d)
 {
 	for (int k = 0; k < LE_READ_BATCH; k++) {
+		if (k && le_now() >= le_due)
+			return;
 		int room = le_ring_room(d);
 		uint8_t *dst = room ? (uint8_t *)(le_rec_at(d, d->tail) + 1) : le_scratch;
 		ssize_t n = read(d->in_fd, dst, LE_FRAME_MAX);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno != EAGAIN)
-				le_log("path %s %s: read: %m", d->path->name, d->name);
+			if (errno != EAGAIN) {
+				/* the device is gone (its namespace deleted, say):
+				 * stop polling it rather than spin on the error */
+				le_log("path %s %s: read from %s: %m; no longer carried", d->path->name,
+				       d->name, d->path->ifname[d == &d->path->d[0] ? 0 : 1]);
+				epoll_ctl(le_epfd, EPOLL_CTL_DEL, d->in_fd, NULL);
+			}
 			return;
 		}
 		if (n <= LE_VNET_HDR)
@@ -1296,12 +1308,15 @@ int main(int argc, char **argv)
 	struct epoll_event evs[64];
 	while (!le_stop) {
 		uint64_t deadline = next_stats;
+		le_due = UINT64_MAX;
 		for (int i = 0; i < le_npaths; i++)
 			for (int k = 0; k < 2; k++) {
 				uint64_t t = le_dir_deliver(&le_paths[i].d[k]);
-				if (t && t < deadline)
-					deadline = t;
+				if (t && t < le_due)
+					le_due = t;
 			}
+		if (le_due < deadline)
+			deadline = le_due;
 		uint64_t now = le_now();
 		if (now >= next_stats) {
 			while (next_stats <= now) {
