@@ -378,7 +378,8 @@ static size_t le_ring_need(const struct le_params *p)
 	uint64_t rate = p->rate_bps ? p->rate_bps : LE_RATE0_SIZING;
 	unsigned __int128 fl = (unsigned __int128)rate * p->delay_ns / 8 / LE_NS;
 	fl += fl / 8; /* record headers, padding */
-	fl += p->limit_bytes ? p->limit_bytes : p->limit_pkts * LE_PKT_SIZING;
+	fl += p->limit_bytes ? (unsigned __int128)p->limit_bytes
+			     : (unsigned __int128)p->limit_pkts * LE_PKT_SIZING;
 	fl += 4 * (sizeof(struct le_rec) + LE_FRAME_MAX);
 	if (fl > LE_RING_AUTO_MAX)
 		fl = LE_RING_AUTO_MAX;
@@ -389,11 +390,18 @@ static size_t le_ring_need(const struct le_params *p)
  * setup and on `set`, never per frame */
 static int le_ring_grow(struct le_dir *d, size_t cap)
 {
-	size_t slack = sizeof(struct le_rec) + LE_FRAME_MAX;
+	size_t slack = sizeof(struct le_rec) + LE_FRAME_MAX, used = 0, off = d->head;
+	/* the queued records (which may reach into the old slack) must fit
+	 * below the new cap with room for one more frame */
+	for (uint64_t i = 0; i < d->count; i++, off = le_ring_next(d, off))
+		used += le_rec_size(le_rec_at(d, off)->len);
+	if (cap < used + 2 * slack)
+		cap = used + 2 * slack;
 	uint8_t *nb = malloc(cap + slack);
 	if (!nb)
 		return -1;
-	size_t off = d->head, w = 0, ser = 0;
+	size_t w = 0, ser = 0;
+	off = d->head;
 	uint64_t before_ser = d->count - d->q_recs;
 	for (uint64_t i = 0; i < d->count; i++) {
 		size_t sz = le_rec_size(le_rec_at(d, off)->len);
@@ -407,7 +415,7 @@ static int le_ring_grow(struct le_dir *d, size_t cap)
 	d->buf = nb;
 	d->cap = cap;
 	d->head = 0;
-	d->tail = w >= cap ? 0 : w;
+	d->tail = w;
 	d->ser = d->q_recs ? ser : d->tail;
 	return 0;
 }
@@ -685,7 +693,15 @@ static int le_stats_start(const char *path)
 	fcntl(pfd[1], F_SETPIPE_SZ, 1 << 20);
 	rfd = pfd[0];
 	le_stats_pipe = pfd[1];
-	int e = pthread_create(&le_stats_thread, NULL, le_stats_writer, &rfd);
+	/* normal scheduling, not the loop's SCHED_FIFO it would inherit */
+	pthread_attr_t at;
+	struct sched_param sp = { .sched_priority = 0 };
+	pthread_attr_init(&at);
+	pthread_attr_setinheritsched(&at, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&at, SCHED_OTHER);
+	pthread_attr_setschedparam(&at, &sp);
+	int e = pthread_create(&le_stats_thread, &at, le_stats_writer, &rfd);
+	pthread_attr_destroy(&at);
 	if (e) {
 		errno = e;
 		le_log("stats writer thread: %m");
