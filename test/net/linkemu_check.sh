@@ -60,7 +60,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 # the whole check ends within 58 s, whatever hangs
-(sleep 58; echo "FAIL: linkemu_check: 58 s watchdog" >&2; kill -TERM $$) 2>/dev/null &
+(
+	trap 'kill $s 2>/dev/null; exit 0' TERM
+	sleep 58 &
+	s=$!
+	wait $s
+	echo "FAIL: linkemu_check: 58 s watchdog" >&2
+	kill -TERM $$
+) 2>/dev/null &
 WATCH=$!
 
 ip netns add "$NA" 2>"$W/err" || skip "cannot make a network namespace: $(cat "$W/err")"
