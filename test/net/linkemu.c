@@ -174,6 +174,8 @@ static uint64_t le_interval_ns = 100 * 1000000ull;
 static volatile sig_atomic_t le_stop;
 /* SCHED_FIFO priority of the process, 0 for none (--rt-prio) */
 static int le_rt = 10;
+/* the earliest delivery due, over all directions (the loop's wait) */
+static uint64_t le_due = UINT64_MAX;
 static uint8_t le_scratch[LE_FRAME_MAX];
 
 static void le_log(const char *fmt, ...)
@@ -376,7 +378,8 @@ static size_t le_ring_need(const struct le_params *p)
 	uint64_t rate = p->rate_bps ? p->rate_bps : LE_RATE0_SIZING;
 	unsigned __int128 fl = (unsigned __int128)rate * p->delay_ns / 8 / LE_NS;
 	fl += fl / 8; /* record headers, padding */
-	fl += p->limit_bytes ? p->limit_bytes : p->limit_pkts * LE_PKT_SIZING;
+	fl += p->limit_bytes ? (unsigned __int128)p->limit_bytes
+			     : (unsigned __int128)p->limit_pkts * LE_PKT_SIZING;
 	fl += 4 * (sizeof(struct le_rec) + LE_FRAME_MAX);
 	if (fl > LE_RING_AUTO_MAX)
 		fl = LE_RING_AUTO_MAX;
@@ -387,11 +390,18 @@ static size_t le_ring_need(const struct le_params *p)
  * setup and on `set`, never per frame */
 static int le_ring_grow(struct le_dir *d, size_t cap)
 {
-	size_t slack = sizeof(struct le_rec) + LE_FRAME_MAX;
+	size_t slack = sizeof(struct le_rec) + LE_FRAME_MAX, used = 0, off = d->head;
+	/* the queued records (which may reach into the old slack) must fit
+	 * below the new cap with room for one more frame */
+	for (uint64_t i = 0; i < d->count; i++, off = le_ring_next(d, off))
+		used += le_rec_size(le_rec_at(d, off)->len);
+	if (cap < used + 2 * slack)
+		cap = used + 2 * slack;
 	uint8_t *nb = malloc(cap + slack);
 	if (!nb)
 		return -1;
-	size_t off = d->head, w = 0, ser = 0;
+	size_t w = 0, ser = 0;
+	off = d->head;
 	uint64_t before_ser = d->count - d->q_recs;
 	for (uint64_t i = 0; i < d->count; i++) {
 		size_t sz = le_rec_size(le_rec_at(d, off)->len);
@@ -405,7 +415,7 @@ static int le_ring_grow(struct le_dir *d, size_t cap)
 	d->buf = nb;
 	d->cap = cap;
 	d->head = 0;
-	d->tail = w >= cap ? 0 : w;
+	d->tail = w;
 	d->ser = d->q_recs ? ser : d->tail;
 	return 0;
 }
@@ -532,6 +542,8 @@ static void le_frame_arrive(struct le_dir *d, size_t n, uint64_t now)
 			r->lost = ((le_rand(&d->rng) >> 32) * 1000000000ull >> 32) < d->p.loss_ppb;
 	d->last_depart = r->depart;
 	d->last_deliver = r->deliver;
+	if (d->count == 0 && r->deliver < le_due)
+		le_due = r->deliver;
 	if (d->q_recs == 0)
 		d->ser = d->tail;
 	d->q_recs++;
@@ -542,18 +554,26 @@ static void le_frame_arrive(struct le_dir *d, size_t n, uint64_t now)
 	d->tail = next >= d->cap ? 0 : next;
 }
 
-/* reads what the source TAP has, up to a batch */
+/* reads what the source TAP has, up to a batch, or until a delivery is due:
+ * a batch of 64 KiB superframes takes a millisecond to copy */
 static void le_dir_read(struct le_dir *d)
 {
 	for (int k = 0; k < LE_READ_BATCH; k++) {
+		if (k && le_now() >= le_due)
+			return;
 		int room = le_ring_room(d);
 		uint8_t *dst = room ? (uint8_t *)(le_rec_at(d, d->tail) + 1) : le_scratch;
 		ssize_t n = read(d->in_fd, dst, LE_FRAME_MAX);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno != EAGAIN)
-				le_log("path %s %s: read: %m", d->path->name, d->name);
+			if (errno != EAGAIN) {
+				/* the device is gone (its namespace deleted, say):
+				 * stop polling it rather than spin on the error */
+				le_log("path %s %s: read from %s: %m; no longer carried", d->path->name,
+				       d->name, d->path->ifname[d == &d->path->d[0] ? 0 : 1]);
+				epoll_ctl(le_epfd, EPOLL_CTL_DEL, d->in_fd, NULL);
+			}
 			return;
 		}
 		if (n <= LE_VNET_HDR)
@@ -673,7 +693,15 @@ static int le_stats_start(const char *path)
 	fcntl(pfd[1], F_SETPIPE_SZ, 1 << 20);
 	rfd = pfd[0];
 	le_stats_pipe = pfd[1];
-	int e = pthread_create(&le_stats_thread, NULL, le_stats_writer, &rfd);
+	/* normal scheduling, not the loop's SCHED_FIFO it would inherit */
+	pthread_attr_t at;
+	struct sched_param sp = { .sched_priority = 0 };
+	pthread_attr_init(&at);
+	pthread_attr_setinheritsched(&at, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&at, SCHED_OTHER);
+	pthread_attr_setschedparam(&at, &sp);
+	int e = pthread_create(&le_stats_thread, &at, le_stats_writer, &rfd);
+	pthread_attr_destroy(&at);
 	if (e) {
 		errno = e;
 		le_log("stats writer thread: %m");
@@ -1296,12 +1324,15 @@ int main(int argc, char **argv)
 	struct epoll_event evs[64];
 	while (!le_stop) {
 		uint64_t deadline = next_stats;
+		le_due = UINT64_MAX;
 		for (int i = 0; i < le_npaths; i++)
 			for (int k = 0; k < 2; k++) {
 				uint64_t t = le_dir_deliver(&le_paths[i].d[k]);
-				if (t && t < deadline)
-					deadline = t;
+				if (t && t < le_due)
+					le_due = t;
 			}
+		if (le_due < deadline)
+			deadline = le_due;
 		uint64_t now = le_now();
 		if (now >= next_stats) {
 			while (next_stats <= now) {

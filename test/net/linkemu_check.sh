@@ -13,7 +13,8 @@
 #  4. cut with 20 ms one-way delay while pings flow every 5 ms: no reply
 #     arrives later than 10 ms after the cut, and none of the emulator's
 #     intervals inside the cut carried a byte; after restore replies come
-#     again;
+#     again; a second path p2 (10.91.1.0/24) of the same process carries
+#     pings all along;
 #  5. rate=1200mbit delay=1ms: one TCP flow carries at least 1 Gbit/s while
 #     the emulator's CPU time (utime+stime) is at most half a core;
 #  and no interval of the stats file has early > 0.
@@ -60,18 +61,25 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 # the whole check ends within 58 s, whatever hangs
-(sleep 58; echo "FAIL: linkemu_check: 58 s watchdog" >&2; kill -TERM $$) 2>/dev/null &
+(
+	trap 'kill $s 2>/dev/null; exit 0' TERM
+	sleep 58 &
+	s=$!
+	wait $s
+	echo "FAIL: linkemu_check: 58 s watchdog" >&2
+	kill -TERM $$
+) 2>/dev/null &
 WATCH=$!
 
 ip netns add "$NA" 2>"$W/err" || skip "cannot make a network namespace: $(cat "$W/err")"
 ip netns add "$NB" 2>"$W/err" || fail "second namespace: $(cat "$W/err")"
 for ns in $NA $NB; do
 	ip -n "$ns" link set lo up
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 2>/dev/null
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 2>/dev/null
 done
 
 "$LE" --ctl "$W/ctl" --stats "$W/stats.csv" --interval-ms 100 --pidfile "$W/pid" \
-	"p1=$NA/le0,$NB/le0" >"$W/out" 2>"$W/le.err" &
+	--set 'p2 both delay=1ms' "p1=$NA/le0,$NB/le0" "p2=$NA/le1,$NB/le1" >"$W/out" 2>"$W/le.err" &
 LEPID=$!
 i=0
 until grep -qx ready "$W/out"; do
@@ -81,7 +89,9 @@ until grep -qx ready "$W/out"; do
 	sleep 0.1
 done
 ip -n "$NA" addr add 10.91.0.1/24 dev le0 && ip -n "$NA" link set le0 up &&
-	ip -n "$NB" addr add 10.91.0.2/24 dev le0 && ip -n "$NB" link set le0 up ||
+	ip -n "$NB" addr add 10.91.0.2/24 dev le0 && ip -n "$NB" link set le0 up &&
+	ip -n "$NA" addr add 10.91.1.1/24 dev le1 && ip -n "$NA" link set le1 up &&
+	ip -n "$NB" addr add 10.91.1.2/24 dev le1 && ip -n "$NB" link set le1 up ||
 	fail "cannot address the TAPs"
 
 ctl() { timeout 10 "$LE" --ctl "$W/ctl" --command "$*" || fail "linkemu '$*': $(cat "$W/le.err")"; }
@@ -133,7 +143,7 @@ rate_ok() {
 	wait $SRV
 	GP=$(goodput)
 	# the wire rate of the intervals from 1.2 s to 4.8 s of the 5 s run
-	WR=$(awk -F, -v a="$t0" '$3 == "ab" && $1 > a + 1.2e9 && $1 <= a + 4.8e9 {
+	WR=$(awk -F, -v a="$t0" '$2 == "p1" && $3 == "ab" && $1 > a + 1.2e9 && $1 <= a + 4.8e9 {
 		s += $4; n++ } END { if (n) printf "%.1f\n", s * 8 / (n * 0.1) / 1e6; else print 0 }' "$W/stats.csv")
 	awk -v g="$GP" -v w="$WR" 'BEGIN { exit !(g >= 95 && g <= 105 && w >= 95 && w <= 105) }'
 }
@@ -166,8 +176,11 @@ echo "linkemu_check: loss 5 %: the receiver lost $UP % of $2 datagrams, the emul
 
 # ---- 4. cut and restore ----
 ctl_q set p1 both delay=20ms rate=0 loss=0
+A ping -c 1 -W 2 -q 10.91.1.2 >/dev/null 2>&1   # p2's neighbours resolved
 A timeout 10 ping -D -i 0.005 -c 170 -W 1 10.91.0.2 >"$W/cutping" 2>&1 &
 PING=$!
+A timeout 10 ping -D -i 0.01 -c 85 -W 1 10.91.1.2 >"$W/p2ping" 2>&1 &
+PING2=$!
 sleep 0.35
 CUT=$(ctl cut p1)
 TC=$(date +%s.%N)
@@ -175,6 +188,7 @@ sleep 0.3
 TR=$(date +%s.%N)
 RES=$(ctl restore p1)
 wait $PING
+wait $PING2
 cut_ns=${CUT##*t_ns=}
 res_ns=${RES##*t_ns=}
 awk -v c="$TC" -v r="$TR" '/bytes from/ { t = substr($1, 2, length($1) - 2) + 0;
@@ -184,10 +198,13 @@ read -r before edge late after <"$W/cutres"
 [ "$before" -gt 20 ] || fail "cut: only $before replies before the cut: $(tail -3 "$W/cutping")"
 [ "$late" -eq 0 ] || fail "cut: $late replies arrived more than 10 ms after the cut"
 [ "$after" -gt 5 ] || fail "restore: only $after replies after it: $(tail -3 "$W/cutping")"
-busy=$(awk -F, -v a="$cut_ns" -v b="$res_ns" '$1 - 1e8 >= a + 1e7 && $1 <= b { s += $4 } END { print s + 0 }' "$W/stats.csv")
+busy=$(awk -F, -v a="$cut_ns" -v b="$res_ns" '$2 == "p1" && $1 - 1e8 >= a + 1e7 && $1 <= b { s += $4 } END { print s + 0 }' "$W/stats.csv")
 [ "$busy" -eq 0 ] || fail "cut: the emulator carried $busy bytes in intervals inside the cut"
 [ "$(tot ab 8)" -gt 0 ] || fail "cut: no frame counted in drop_cut"
-echo "linkemu_check: cut: $before replies before, $edge within 10 ms after, none later until the restore, $after after it"
+p2=$(awk -v c="$TC" -v r="$TR" '/bytes from/ { t = substr($1, 2, length($1) - 2) + 0;
+	if (t > c + 0.010 && t < r) n++ } END { print n + 0 }' "$W/p2ping")
+[ "$p2" -gt 10 ] || fail "cut of p1: path p2 carried only $p2 replies meanwhile: $(tail -3 "$W/p2ping")"
+echo "linkemu_check: cut: $before replies before, $edge within 10 ms after, none later until the restore, $after after it; p2 carried $p2 meanwhile"
 
 # ---- 5. 1 Gbit/s and the emulator's CPU ----
 ctl_q set p1 both delay=1ms rate=1200mbit limit=1mb
