@@ -19,6 +19,12 @@ MICHI_TUNABLE(launch_keepalive, "launch_keepalive", MICHI_T_DOUBLE, "20",
 	      "seconds without an answer after which mpirun and a remote proxy give each "
 	      "other up (a cut network, a crashed host); 0: the system's TCP defaults");
 
+double launch_connect_timeout = 30.0;
+MICHI_TUNABLE(launch_connect_timeout, "launch_connect_timeout", MICHI_T_DOUBLE, "30",
+	      MICHI_LEVEL_USER,
+	      "seconds a remote proxy may take to connect back to mpirun (its start by the "
+	      "template included); the proxy tries mpirun's addresses for half of it");
+
 michi_status_t launch_ctl_send(int fd, struct pmi_wire_out *o)
 {
 	michi_status_t st = pmi_wire_end(o);

@@ -47,6 +47,12 @@ extern double launch_keepalive;
  */
 void launch_ctl_keepalive(int fd, double secs);
 
+/* seconds mpirun waits for a remote proxy to connect back (tunable
+ * launch_connect_timeout); the proxy gives up on mpirun's addresses
+ * after half of it, so that its own message, which names each address
+ * and why it failed, comes first */
+extern double launch_connect_timeout;
+
 /*
  * Rate limit for warnings that a stranger can cause (rejected
  * connections): the first few of each second are logged, then one line

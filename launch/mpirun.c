@@ -8,10 +8,11 @@
  * michi-proxy per host: a local one by fork with a socketpair as control
  * stream, another host's through a command template (`ssh -x {host}`,
  * `ip netns exec {host}`, srun...; --launcher picks which hosts take it)
- * with --connect back to a TCP port of mpirun, authenticated by a cookie
- * sent on its stdin. The name a host was given by is its ranks' host
- * identity (MICHI_HOSTNAME), which decides shm within a host and tcp
- * between hosts, also where hosts share a kernel hostname. Then
+ * with --connect back to a TCP port of mpirun (at the first of mpirun's
+ * addresses that answers), authenticated by a cookie sent on its stdin.
+ * The name a host was given by is its ranks' host identity
+ * (MICHI_HOSTNAME), which decides shm within a host and tcp between
+ * hosts, also where hosts share a kernel hostname. Then
  * it is the job's judge: it completes fences across proxies, and on the
  * first rank that exits non-zero, dies on a signal, calls abort or exits
  * without finalize after init, it prints one line naming the rank, host
@@ -40,7 +41,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <netdb.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <sys/time.h>
 
@@ -57,8 +59,8 @@ MICHI_TUNABLE(launch_template, "launch_template", MICHI_T_STRING, "ssh -x {host}
 static const char *launch_address = "";
 MICHI_TUNABLE(launch_address, "launch_address", MICHI_T_STRING, "",
 	      MICHI_LEVEL_USER,
-	      "address remote proxies connect back to (default: the first address MICHI_TCP_IF "
-	      "selects, else this host name resolved)");
+	      "the one address remote proxies connect back to (default: every IPv4 address "
+	      "of this host, each proxy takes the first that answers)");
 
 static double launch_kill_grace = 0.5;
 MICHI_TUNABLE(launch_kill_grace, "kill_grace", MICHI_T_DOUBLE, "0.5",
@@ -75,11 +77,6 @@ static int launch_report_bindings;
 MICHI_TUNABLE(launch_report_bindings, "report_bindings", MICHI_T_BOOL, "0",
 	      MICHI_LEVEL_USER,
 	      "print each rank's binding to stderr at start (as --report-bindings)");
-
-static double launch_connect_timeout = 30.0;
-MICHI_TUNABLE(launch_connect_timeout, "launch_connect_timeout", MICHI_T_DOUBLE, "30",
-	      MICHI_LEVEL_USER,
-	      "seconds a remote proxy may take to connect back to mpirun");
 
 /* --launcher: which hosts get a forked proxy and which the template */
 enum {
@@ -173,7 +170,8 @@ static struct {
 	int *rank_proxy;     /* proxy index of every rank */
 	int listen_fd;
 	char cookie[33];
-	char address[300];   /* ADDR:PORT remote proxies connect to */
+	char address[1200];  /* ADDR:PORT[,ADDR:PORT...] remote proxies try */
+	int port;            /* of the connect-back listener */
 	struct mr_pending pending[MR_PENDING_MAX];
 	struct launch_ratelimit reject_rl;
 } mr = { .listen_fd = -1 };
@@ -206,11 +204,15 @@ static void mr_usage(FILE *f)
 		"  --launcher-exec T    template that starts a proxy on a host, {host}\n"
 		"                       replaced, appended when absent (--launch-template;\n"
 		"                       default 'ssh -x {host}'; MICHI_LAUNCH_TEMPLATE)\n"
-		"  --launch-address A   address other hosts reach mpirun at (MICHI_LAUNCH_ADDRESS)\n"
+		"  --launch-address A   the address other hosts reach mpirun at (default: they\n"
+		"                       try all of this host's; MICHI_LAUNCH_ADDRESS)\n"
 		"  --bind-to X          bind each rank to one X of its host, round robin in\n"
 		"                       local rank order: none (default), hwthread, core,\n"
 		"                       l3cache, socket, numa (needs hwloc; MICHI_BIND_TO)\n"
 		"  --report-bindings    print each rank's binding to stderr (MICHI_REPORT_BINDINGS)\n"
+		"  -v, --verbose        mpirun's own log at info (MICHI_LOG=info sets it for\n"
+		"                       the ranks too): notes such as more ranks than cores;\n"
+		"                       without it mpirun prints nothing on success\n"
 		"  --oversubscribe, --allow-run-as-root: accepted, always in effect\n"
 		"  -genvall             ranks on other hosts get mpirun's environment (the\n"
 		"                       default, as MPICH; host-specific variables such as\n"
@@ -486,6 +488,11 @@ static int mr_parse(int argc, char **argv)
 				if (!mr.wdir)
 					return mr_bad("%s", "out of memory");
 				mr.wdir_given = 1;
+			} else if (!strcmp(o, "-v") || !strcmp(o, "-verbose")) {
+				/* mpirun's own log only: MICHI_LOG, which the ranks
+				 * also read, still sets theirs */
+				if (michi_log_level < MICHI_LOG_INFO)
+					michi_log_level = MICHI_LOG_INFO;
 			} else if (!strcmp(o, "-oversubscribe") ||
 				   !strcmp(o, "-allow-run-as-root")) {
 				/* what these ask for is the default here:
@@ -613,8 +620,9 @@ static int mr_proxy_start(struct mr_proxy *p, int with_stdin)
  * template without {host} gets the host as its last word, so that
  * `--launcher-exec /usr/bin/ssh` works as in MPICH.
  */
-static char **mr_template_argv(const char *host, const char *path)
+static char **mr_template_argv(const struct mr_proxy *p, const char *path)
 {
+	const char *host = p->host;
 	size_t cap = 8, n = 0;
 	char **av = calloc(cap, sizeof(*av));
 	char *t = malloc(strlen(launch_template) + 8), *save = NULL, *w;
@@ -648,7 +656,17 @@ static char **mr_template_argv(const char *host, const char *path)
 	}
 	av[n++] = strdup(path);
 	av[n++] = strdup("--connect");
-	av[n++] = strdup(mr.address);
+	if (!*launch_address && mr_is_local(host)) {
+		/* a proxy that a template starts on this very host (srun on
+		 * our node) reaches loopback for sure, and first */
+		char *l = malloc(strlen(mr.address) + 32);
+
+		if (l)
+			sprintf(l, "127.0.0.1:%d,%s", mr.port, mr.address);
+		av[n++] = l;
+	} else {
+		av[n++] = strdup(mr.address);
+	}
 	av[n] = NULL;
 	free(t);
 	return av;
@@ -662,7 +680,7 @@ err:
  * and wait for it to connect back (mr_accept). */
 static int mr_remote_start(struct mr_proxy *p, const char *path)
 {
-	char **av = mr_template_argv(p->host, path);
+	char **av = mr_template_argv(p, path);
 	char line[64];
 	int in[2], len;
 	pid_t pid, parent = getpid();
@@ -1311,6 +1329,21 @@ static void mr_accept(void)
 	snprintf(c->name, sizeof(c->name), "%s:%u", ip, ntohs(sa.sin_port));
 }
 
+/* -v: which of our addresses a proxy reached, and from where. */
+static void mr_log_arrival(const struct mr_proxy *p, const struct mr_pending *c)
+{
+	struct sockaddr_in me;
+	socklen_t ml = sizeof(me);
+	char ip[INET_ADDRSTRLEN] = "?";
+
+	if (michi_log_level < MICHI_LOG_INFO)
+		return;
+	if (getsockname(c->fd, (struct sockaddr *)&me, &ml) == 0 && me.sin_family == AF_INET)
+		inet_ntop(AF_INET, &me.sin_addr, ip, sizeof(ip));
+	michi_info("proxy on host %s connected back to %s:%d from %s", p->host, ip, mr.port,
+		   c->name);
+}
+
 /* A waiting connection is readable: its first line must be the hello of
  * one of our proxies, with the cookie; then it gets the job. */
 static void mr_hello_read(struct mr_pending *c)
@@ -1322,6 +1355,16 @@ static void mr_hello_read(struct mr_pending *c)
 	int idx, fl;
 
 	if (st == MICHI_ERR_PEER || st == MICHI_ERR_IO) {
+		if (st == MICHI_ERR_PEER && c->rd.len == 0) {
+			/* not a byte: how a proxy drops the attempts that lost
+			 * its race over our addresses (proxy_connect_any) */
+			michi_debug("mpirun: %s closed without a word", c->name);
+			michi_err_clear();
+			pmi_wire_reader_destroy(&c->rd);
+			close(c->fd);
+			c->fd = -1;
+			return;
+		}
 		mr_reject(c, "closed before its hello");
 		return;
 	}
@@ -1347,6 +1390,7 @@ static void mr_hello_read(struct mr_pending *c)
 	}
 	pmi_wire_reader_destroy(&c->rd);
 	p = &mr.proxies[idx];
+	mr_log_arrival(p, c);
 	/* the job goes out with blocking writes, as to a local proxy */
 	fl = fcntl(c->fd, F_GETFL);
 	fcntl(c->fd, F_SETFL, fl & ~O_NONBLOCK);
@@ -1395,7 +1439,7 @@ static int mr_loop(void)
 		if (!mr.aborting && now - start > launch_connect_timeout && !mr_all_connected()) {
 			for (i = 0; i < mr.nproxies && mr.proxies[i].connected; i++)
 				;
-			mr_fail(1, "the proxy on host %s did not connect back to %s within %g s "
+			mr_fail(1, "the proxy on host %s did not connect back to any of %s within %g s "
 				"(check MICHI_LAUNCH_TEMPLATE and MICHI_LAUNCH_ADDRESS); job aborted",
 				mr.proxies[i].host, mr.address, launch_connect_timeout);
 		}
@@ -1829,60 +1873,102 @@ static int mr_launcher_setup(void)
 	return 0;
 }
 
+#define MR_ADDR_MAX 48
+
 /*
- * Remote proxies connect back here; only needed when there are any. The
- * port listens on the address it is advertised at, the one the proxies
- * reach (MICHI_LAUNCH_ADDRESS, else the network MICHI_TCP_IF selects),
- * not on every interface; only an address that is not this host's own
- * (NAT, a name) makes it fall back to all of them.
+ * Every up IPv4 address of this host but loopback, as "A:P,B:P,...": the
+ * ones the tcp device would pick (MICHI_TCP_IF's, else all but bridges
+ * and link-local) first, as the likelier to be reached from another
+ * host, then the rest. Returns how many.
+ */
+static int mr_addresses(int port)
+{
+	struct ifaddrs *ifa, *i;
+	struct in_addr seen[MR_ADDR_MAX];
+	size_t len = 0;
+	int n = 0, pass;
+
+	mr.address[0] = '\0';
+	if (getifaddrs(&ifa) != 0)
+		return 0;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = ifa; i && n < MR_ADDR_MAX; i = i->ifa_next) {
+			struct in_addr a;
+			char ip[INET_ADDRSTRLEN];
+			int k;
+
+			if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
+			    !(i->ifa_flags & IFF_UP) || (i->ifa_flags & IFF_LOOPBACK))
+				continue;
+			a = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
+			if (michi_netif_is_loopback(a) ||
+			    michi_netif_selected(i->ifa_name, a, i->ifa_flags) != (pass == 0))
+				continue;
+			for (k = 0; k < n && seen[k].s_addr != a.s_addr; k++)
+				;
+			if (k < n)
+				continue;   /* one address on two interfaces */
+			inet_ntop(AF_INET, &a, ip, sizeof(ip));
+			if (len + strlen(ip) + 8 >= sizeof(mr.address))
+				break;
+			len += (size_t)sprintf(mr.address + len, "%s%s:%d", n ? "," : "", ip, port);
+			seen[n++] = a;
+		}
+	}
+	freeifaddrs(ifa);
+	return n;
+}
+
+/*
+ * Remote proxies connect back here; only needed when there are any.
+ * mpirun cannot know which of its networks another host reaches (a
+ * launch node's management network, a login node's cluster side, the
+ * bridge to namespace hosts), so it listens on every interface and gives
+ * each proxy all its addresses, to try until one answers (the cookie,
+ * not the address, keeps strangers out). MICHI_TCP_IF only orders them:
+ * it chooses the ranks' network, which this host need not be on.
+ * MICHI_LAUNCH_ADDRESS names the one address instead, listened on alone
+ * when it is this host's (else, behind NAT or a name, on all).
  */
 static int mr_listen(void)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	socklen_t sl = sizeof(sin);
-	struct in_addr ia;
-	char addr[256];
-	int i, remote = 0;
+	int i, remote = 0, one_addr = launch_address && *launch_address;
 
 	for (i = 0; i < mr.nproxies; i++)
 		remote += !mr.proxies[i].local;
 	if (!remote)
 		return 0;
-	if (launch_address && *launch_address) {
-		snprintf(addr, sizeof(addr), "%s", launch_address);
-	} else if (michi_netif_list(&ia, 1, NULL, 0) == 1) {
-		/* the network MICHI_TCP_IF selects, as the ranks' tcp device */
-		inet_ntop(AF_INET, &ia, addr, sizeof(addr));
-	} else if (michi_netif_forced()) {
-		fprintf(stderr, "mpirun: MICHI_TCP_IF=%s selects no up IPv4 interface here\n",
-			michi_netif_spec());
-		return -1;
-	} else {
-		struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
-		struct addrinfo *res;
-
-		snprintf(addr, sizeof(addr), "127.0.0.1");
-		if (getaddrinfo(michi_hostname(), NULL, &hints, &res) == 0) {
-			inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr,
-				  addr, sizeof(addr));
-			freeaddrinfo(res);
-		}
-	}
 	mr.listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (mr.listen_fd < 0)
 		goto err;
-	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1 ||
-	    bind(mr.listen_fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
-		michi_debug("mpirun: %s is not an address of this host: listening on all", addr);
-		sin.sin_addr.s_addr = htonl(INADDR_ANY);
-		if (bind(mr.listen_fd, (struct sockaddr *)&sin, sizeof(sin)) < 0)
-			goto err;
+	sin.sin_addr.s_addr = htonl(INADDR_ANY);
+	if (one_addr) {
+		struct sockaddr_in at = sin;
+
+		if (inet_pton(AF_INET, launch_address, &at.sin_addr) == 1 &&
+		    bind(mr.listen_fd, (struct sockaddr *)&at, sizeof(at)) == 0)
+			goto bound;
+		michi_debug("mpirun: %s is not an address of this host: listening on all",
+			    launch_address);
 	}
+	if (bind(mr.listen_fd, (struct sockaddr *)&sin, sizeof(sin)) < 0)
+		goto err;
+bound:
 	if (listen(mr.listen_fd, 128) < 0 ||
 	    getsockname(mr.listen_fd, (struct sockaddr *)&sin, &sl) < 0)
 		goto err;
-	snprintf(mr.address, sizeof(mr.address), "%s:%d", addr, ntohs(sin.sin_port));
-	michi_debug("mpirun: remote proxies connect back to %s", mr.address);
+	mr.port = ntohs(sin.sin_port);
+	if (one_addr) {
+		snprintf(mr.address, sizeof(mr.address), "%s:%d", launch_address, mr.port);
+	} else if (mr_addresses(mr.port) == 0) {
+		/* no network at all: only proxies on this host can come */
+		snprintf(mr.address, sizeof(mr.address), "127.0.0.1:%d", mr.port);
+		michi_warn("mpirun: this host has no IPv4 address but loopback; proxies on other "
+			   "hosts cannot connect back");
+	}
+	michi_info("remote proxies connect back to %s", mr.address);
 	return 0;
 err:
 	fprintf(stderr, "mpirun: cannot listen for remote proxies: %m\n");
@@ -1909,13 +1995,17 @@ static int mr_setup(void)
 		return -1;
 	if (mr_launcher_setup() < 0 || mr_plan() < 0 || mr_listen() < 0)
 		return -1;
-	/* only this host's cores are known here */
+	/*
+	 * Only this host's cores are known here. Said only when asked (-v,
+	 * MICHI_LOG=info), as MPICH and Open MPI say nothing: test drivers
+	 * (MPICH's runtests) and scripts fail a run on any output but the
+	 * program's, and oversubscription is allowed and handled anyway.
+	 */
 	cores = mr_cores();
 	for (i = 0, here = 0; i < mr.nproxies; i++)
 		here += mr.proxies[i].local ? mr.proxies[i].n : 0;
 	if (cores > 0 && here > cores)
-		fprintf(stderr, "mpirun: note: %d ranks on %d cores (oversubscribed)\n",
-			here, cores);
+		michi_info("note: %d ranks on %d cores (oversubscribed)", here, cores);
 	snprintf(mr.kvsname, sizeof(mr.kvsname), "michi_%d_%.8s", (int)getpid(), mr.jobkey + 24);
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&mask);

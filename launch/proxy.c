@@ -3,9 +3,10 @@
  * launch/proxy.c: michi-proxy, the per-host half of mpirun.
  *
  * mpirun starts one proxy per host (a local one by fork+exec with
- * --control-fd, another host's with --connect back to mpirun, see
- * launch/mpirun.c) and sends it the job over the control stream: job, kv
- * presets, then per app context `app`, its `arg`s and `env`s, and `start`.
+ * --control-fd, another host's with --connect back to the first of
+ * mpirun's addresses that answers, see launch/mpirun.c) and sends it the
+ * job over the control stream: job, kv presets, then per app context
+ * `app`, its `arg`s and `env`s, and `start`.
  * The proxy forks its ranks, each in its own process group with a PMI_FD
  * socketpair and stdout/stderr pipes, serves PMI-1 on those sockets from
  * one poll loop, relays output line by line (labelled with -l) through
@@ -20,8 +21,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <limits.h>
+#include <net/if.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -1307,9 +1311,10 @@ static michi_status_t proxy_loop(struct pmi_wire_reader *ctl_rd)
 static void proxy_usage(void)
 {
 	fprintf(stderr,
-		"usage: michi-proxy --control-fd N | --connect ADDR:PORT\n"
+		"usage: michi-proxy --control-fd N | --connect ADDR:PORT[,ADDR:PORT...]\n"
 		"  started by mpirun, one per host; not meant to be run by hand.\n"
-		"  --connect reads a one-line cookie from stdin, then connects back.\n");
+		"  --connect reads a one-line cookie from stdin, then connects back to\n"
+		"  the first of mpirun's addresses that answers.\n");
 }
 
 /* The cookie comes on stdin so that it never shows in ps. */
@@ -1339,43 +1344,288 @@ static int proxy_read_cookie(char *buf, size_t len)
 	return -1;
 }
 
-static int proxy_connect(const char *addr)
+/*
+ * Connecting back to mpirun. mpirun gives every address it has (it
+ * cannot know which of its networks this host reaches: a launch node on
+ * a management network, a login node with a public and a cluster side,
+ * a namespace host that only sees a bridge), and the proxy tries them as
+ * a browser tries a name's addresses (RFC 8305): in order of preference,
+ * the next one started when the one before failed or has not answered
+ * within PROXY_TRY_DELAY, the first to connect taken. An address that
+ * cannot work then costs at most that delay, even one that swallows
+ * SYNs and would take the kernel minutes to give up on.
+ */
+#define PROXY_TRY_MAX   64
+#define PROXY_TRY_DELAY 0.25   /* RFC 8305's connection attempt delay */
+
+struct proxy_try {
+	struct sockaddr_storage sa;
+	socklen_t salen;
+	char name[300];    /* ADDR:PORT as mpirun gave it */
+	int tier;          /* PROXY_TIER_*: order of the tries */
+	int fd;            /* connecting; -1 otherwise */
+	int err;           /* errno of its failure; 0: not failed (yet) */
+	const char *why;   /* a failure without errno (name not resolved) */
+};
+
+enum {
+	PROXY_TIER_NEAR,   /* loopback (mpirun sends it only to its own host), or
+			    * on a subnet of one of our interfaces */
+	PROXY_TIER_ROUTED, /* reached through a router, if at all */
+	PROXY_TIER_OWN,    /* an address of this host: mpirun's only if we share
+			    * its host (then loopback comes first), else a
+			    * bridge both hosts have (docker0), tried last */
+};
+
+static int proxy_try_tier(const struct sockaddr *sa, const struct ifaddrs *ifs)
+{
+	const struct ifaddrs *i;
+	struct in_addr a;
+	int tier = PROXY_TIER_ROUTED;
+
+	if (sa->sa_family == AF_INET6)
+		return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr) ?
+		       PROXY_TIER_NEAR : PROXY_TIER_ROUTED;
+	a = ((const struct sockaddr_in *)sa)->sin_addr;
+	if ((ntohl(a.s_addr) >> 24) == 127)
+		return PROXY_TIER_NEAR;
+	for (i = ifs; i; i = i->ifa_next) {
+		uint32_t own, mask;
+
+		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP))
+			continue;
+		own = ((const struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+		if (own == a.s_addr)
+			return PROXY_TIER_OWN;
+		mask = i->ifa_netmask ? ((const struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr : 0;
+		if (!(i->ifa_flags & IFF_LOOPBACK) && mask && ((own ^ a.s_addr) & mask) == 0)
+			tier = PROXY_TIER_NEAR;
+	}
+	return tier;
+}
+
+/* "A:P,B:P,..." (names too) into *tries, resolved, in tier order. */
+static int proxy_try_list(const char *list, struct proxy_try **out)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res, *ai;
-	char host[256], cookie[128], line[512];
-	const char *colon = strrchr(addr, ':');
-	struct pmi_wire_out o;
-	int fd = -1;
+	struct proxy_try *t = calloc(PROXY_TRY_MAX, sizeof(*t)), *sorted;
+	struct ifaddrs *ifs = NULL;
+	const char *item = list;
+	int n = 0, k, tier;
 
-	if (!colon || (size_t)(colon - addr) >= sizeof(host)) {
-		michi_error("--connect needs ADDR:PORT, not '%s'", addr);
+	sorted = calloc(PROXY_TRY_MAX, sizeof(*sorted));
+	if (!t || !sorted) {
+		free(t);
+		free(sorted);
+		michi_error("no memory for mpirun's addresses");
 		return -1;
 	}
-	memcpy(host, addr, (size_t)(colon - addr));
-	host[colon - addr] = '\0';
+	if (getifaddrs(&ifs) != 0)
+		ifs = NULL;   /* no preference then: mpirun's order */
+	while (*item && n < PROXY_TRY_MAX) {
+		size_t len = strcspn(item, ",");
+		char host[256], port[16];
+		const char *last = item + len;
+		struct addrinfo *res = NULL, *ai;
+		int rc;
+
+		while (last > item && last[-1] != ':')
+			last--;
+		last = last > item ? last - 1 : NULL;   /* the port's colon */
+		if (!last || last == item || (size_t)(last - item) >= sizeof(host) ||
+		    (size_t)(item + len - last) >= 16) {
+			michi_error("--connect needs ADDR:PORT[,ADDR:PORT...], not '%s'", list);
+			goto err;
+		}
+		/* [v6]:port as well as v4:port and name:port */
+		if (*item == '[' && last[-1] == ']')
+			snprintf(host, sizeof(host), "%.*s", (int)(last - item - 2), item + 1);
+		else
+			snprintf(host, sizeof(host), "%.*s", (int)(last - item), item);
+		snprintf(port, sizeof(port), "%.*s", (int)(item + len - last - 1), last + 1);
+		rc = getaddrinfo(host, port, &hints, &res);
+		if (rc != 0) {
+			snprintf(t[n].name, sizeof(t[n].name), "%.*s", (int)len, item);
+			t[n].why = gai_strerror(rc);
+			t[n].fd = -1;
+			t[n].tier = PROXY_TIER_NEAR;   /* listed first among the failures */
+			n++;
+		}
+		for (ai = res; ai && n < PROXY_TRY_MAX; ai = ai->ai_next) {
+			if (ai->ai_addrlen > sizeof(t[n].sa))
+				continue;
+			memcpy(&t[n].sa, ai->ai_addr, ai->ai_addrlen);
+			t[n].salen = ai->ai_addrlen;
+			snprintf(t[n].name, sizeof(t[n].name), "%.*s", (int)len, item);
+			t[n].tier = ifs ? proxy_try_tier(ai->ai_addr, ifs) : PROXY_TIER_ROUTED;
+			t[n].fd = -1;
+			n++;
+		}
+		if (res)
+			freeaddrinfo(res);
+		item += len + (item[len] == ',');
+	}
+	if (ifs)
+		freeifaddrs(ifs);
+	/* a stable sort by tier: mpirun's order stays within one */
+	for (tier = PROXY_TIER_NEAR, k = 0; tier <= PROXY_TIER_OWN; tier++)
+		for (int j = 0; j < n; j++)
+			if (t[j].tier == tier)
+				sorted[k++] = t[j];
+	free(t);
+	*out = sorted;
+	return n;
+err:
+	if (ifs)
+		freeifaddrs(ifs);
+	free(t);
+	free(sorted);
+	return -1;
+}
+
+/* Start try t: 1 connected at once, 0 in progress, -1 failed (t->err). */
+static int proxy_try_start(struct proxy_try *t)
+{
+	if (t->why)
+		return -1;
+	t->fd = socket(t->sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (t->fd < 0) {
+		t->err = errno;
+		return -1;
+	}
+	if (connect(t->fd, (struct sockaddr *)&t->sa, t->salen) == 0)
+		return 1;
+	if (errno == EINPROGRESS)
+		return 0;
+	t->err = errno;
+	close(t->fd);
+	t->fd = -1;
+	return -1;
+}
+
+/*
+ * Connect to one of mpirun's addresses within secs: the fd (blocking),
+ * or -1 after an error that names every address and why it failed.
+ */
+static int proxy_connect_any(struct proxy_try *t, int n, double secs)
+{
+	struct pollfd pfd[PROXY_TRY_MAX];
+	int map[PROXY_TRY_MAX];
+	double now = michi_wtime(), deadline = now + secs, next = now;
+	int started = 0, active = 0, fd = -1, won = -1, i;
+	char msg[2048];
+	size_t ml;
+
+	for (;;) {
+		double until;
+		int np = 0;
+
+		now = michi_wtime();
+		/* the next address when its time has come or nothing is pending */
+		while (won < 0 && started < n && (now >= next || active == 0)) {
+			int rc = proxy_try_start(&t[started]);
+
+			if (rc > 0)
+				won = started;
+			else if (rc == 0)
+				active++;
+			/* one that failed at once (no route) lets the next start now */
+			next = rc == 0 ? now + PROXY_TRY_DELAY : now;
+			started++;
+		}
+		if (won >= 0 || (active == 0 && started == n) || now >= deadline)
+			break;
+		for (i = 0; i < started; i++)
+			if (t[i].fd >= 0) {
+				pfd[np].fd = t[i].fd;
+				pfd[np].events = POLLOUT;
+				map[np++] = i;
+			}
+		until = started < n && next < deadline ? next : deadline;
+		if (poll(pfd, (nfds_t)np, (int)((until - now) * 1000) + 1) < 0 && errno != EINTR) {
+			michi_error("poll while connecting to mpirun: %m");
+			break;
+		}
+		for (i = 0; i < np && won < 0; i++) {
+			struct proxy_try *c = &t[map[i]];
+			int err = 0;
+			socklen_t el = sizeof(err);
+
+			if (!pfd[i].revents)
+				continue;
+			if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+				err = errno;
+			active--;
+			if (err == 0) {
+				won = map[i];
+				break;
+			}
+			c->err = err;
+			close(c->fd);
+			c->fd = -1;
+			next = michi_wtime();
+		}
+	}
+	if (won >= 0) {
+		fd = t[won].fd;
+		t[won].fd = -1;
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		michi_debug("connected to mpirun at %s", t[won].name);
+	}
+	/* the others; mpirun takes a connection closed before a byte came
+	 * for a loser of this race, not for a stranger */
+	for (i = 0; i < started; i++)
+		if (t[i].fd >= 0) {
+			close(t[i].fd);
+			t[i].fd = -1;
+			t[i].err = ETIMEDOUT;
+		}
+	if (fd >= 0)
+		return fd;
+	ml = (size_t)snprintf(msg, sizeof(msg), "cannot connect to mpirun at any of its addresses, "
+			      "tried in this order:");
+	for (i = 0; i < n && ml < sizeof(msg); i++) {
+		char why[64];
+
+		if (t[i].why)
+			snprintf(why, sizeof(why), "%s", t[i].why);
+		else if (t[i].err == ETIMEDOUT)
+			snprintf(why, sizeof(why), "no answer within %g s", secs);
+		else if (t[i].err)
+			snprintf(why, sizeof(why), "%s", strerror(t[i].err));
+		else
+			snprintf(why, sizeof(why), "not tried, time was up");
+		ml += (size_t)snprintf(msg + ml, sizeof(msg) - ml, "%s %s (%s%s)", i ? "," : "",
+				       t[i].name, why,
+				       t[i].tier == PROXY_TIER_OWN ? "; an address of this host" : "");
+	}
+	michi_error("%s (tunable MICHI_LAUNCH_ADDRESS on mpirun's side names the one to use)", msg);
+	return -1;
+}
+
+static int proxy_connect(const char *list)
+{
+	struct proxy_try *tries;
+	char cookie[128], line[512];
+	struct pmi_wire_out o;
+	int fd, n;
+
 	if (proxy_read_cookie(cookie, sizeof(cookie)) < 0) {
 		michi_error("no cookie line on stdin within 30 s");
 		return -1;
 	}
-	if (getaddrinfo(host, colon + 1, &hints, &res) != 0) {
-		michi_error("cannot resolve mpirun's address %s", addr);
+	n = proxy_try_list(list, &tries);
+	if (n < 0)
+		return -1;
+	if (n == 0) {
+		free(tries);
+		michi_error("--connect names no address of mpirun: '%s'", list);
 		return -1;
 	}
-	for (ai = res; ai; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-		if (fd < 0)
-			continue;
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-			break;
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(res);
-	if (fd < 0) {
-		michi_error("cannot connect to mpirun at %s: %m", addr);
+	fd = proxy_connect_any(tries, n, launch_connect_timeout > 0 ? launch_connect_timeout / 2 : 15);
+	free(tries);
+	if (fd < 0)
 		return -1;
-	}
 	launch_ctl_keepalive(fd, launch_keepalive);
 	pmi_wire_begin(&o, line, sizeof(line), "hello");
 	pmi_wire_add(&o, "cookie", cookie);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * util/netif.c: interface selection shared by the tcp device and mpirun
- * (see netif.h). Linked into both through libmichiutil, so the tunable is
+ * util/netif.c: interface selection of the tcp device, which mpirun also
+ * uses to order the addresses it gives remote proxies (see netif.h). Linked into both through libmichiutil, so the tunable is
  * declared here once.
  */
 #include "config.h"
@@ -17,7 +17,7 @@
 
 static const char *netif_spec = "";
 MICHI_TUNABLE(netif_spec, "tcp_if", MICHI_T_STRING, "", MICHI_LEVEL_USER,
-	      "interfaces for traffic between hosts (tcp device and mpirun): comma list of "
+	      "interfaces for the ranks' traffic between hosts (tcp device): comma list of "
 	      "names (eth0) or CIDR (10.0.0.0/8); default: all but loopback, link-local "
 	      "and container bridges");
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * util/netif.h: which local IPv4 interfaces Michi uses for traffic between
- * hosts. One knob, tcp_if (MICHI_TCP_IF), serves the tcp device (the
- * addresses in a rank's business card) and mpirun (the address remote
- * proxies connect back to), so both take the same network.
+ * ranks on different hosts. One knob, tcp_if (MICHI_TCP_IF), chooses the
+ * addresses in a rank's business card (tcp device). mpirun only orders
+ * its own addresses by it: remote proxies try all of them, since the
+ * launch host need not be on the ranks' network.
  */
 #ifndef MICHI_NETIF_H
 #define MICHI_NETIF_H

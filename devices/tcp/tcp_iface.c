@@ -3,9 +3,9 @@
  * devices/tcp/tcp_iface.c: which local IPv4 addresses this rank
  * advertises in its business card.
  *
- * The choice is util/netif.c's, whose one knob (MICHI_TCP_IF) mpirun
- * shares: a comma list of interface names or CIDR blocks, or by default
- * every up IPv4 address but loopback, link-local and bridges. When
+ * The choice is util/netif.c's, whose one knob is MICHI_TCP_IF: a comma
+ * list of interface names or CIDR blocks, or by default every up IPv4
+ * address but loopback, link-local and bridges. When
  * every rank runs on this host, loopback alone is advertised: it is the
  * fastest path and reaches everyone. Connectors never use a loopback
  * address from a card of a rank on another host (tcp_conn.c).

@@ -6,7 +6,8 @@
 top_builddir=${top_builddir:-.}
 MPIRUN=${MPIRUN:-$top_builddir/launch/mpirun}
 PMI_TEST=${PMI_TEST:-$top_builddir/test/launch/pmi_client_test}
-# these tests judge the launcher, not the rank count notice
+# the default level, stated: several tests compare stderr to what they
+# expect, which a caller's MICHI_LOG=info or debug would add to
 export MICHI_LOG=${MICHI_LOG:-warn}
 
 fail() { echo "FAIL: $*" >&2; exit 1; }

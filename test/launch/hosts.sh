@@ -5,7 +5,7 @@
 # host but takes the remote path (TCP connect-back with a cookie). Fences
 # cross proxies, ranks are placed in blocks (host:N slots), a rank killed
 # on another host ends the job, and a template that fails is reported.
-# MICHI_TCP_IF chooses the connect-back address, as it does for the ranks.
+# Proxies connect back to the first of mpirun's addresses that answers.
 . "$(dirname "$0")/common.sh"
 
 check_job() {
@@ -25,15 +25,30 @@ timeout 60 "$MPIRUN" --launch-template "$T" -hosts ha,hb:1,hc -n 5 "$PROG" --inf
 check_job 5 "template proxies"
 grep -q '^info rank=2 size=5 appnum=0 local_rank=0 local_size=1 ' "$WORK/out" || fail "hb:1 placement"
 
-# The interface knob the tcp device uses also picks the address remote
-# proxies connect back to: loopback works here, a missing one is refused.
-MICHI_TCP_IF=lo timeout 60 "$MPIRUN" --launch-template "$T" -hosts ha,hb -n 2 "$PROG" --info --jobkey \
-	>"$WORK/out" 2>"$WORK/err" || fail "MICHI_TCP_IF=lo: exit $?: $(cat "$WORK/err")"
-check_job 2 "MICHI_TCP_IF=lo"
+# Remote proxies get every address of mpirun and take the first that
+# answers; one that a template starts on this very host gets loopback
+# first. --launch-address forces the one address. MICHI_TCP_IF chooses the
+# ranks' network, which mpirun's host need not be on: a name this host
+# lacks does not stop mpirun (these ranks use no tcp).
+timeout 60 "$MPIRUN" -v --launcher exec --launcher-exec "$T" -hosts localhost,ha -n 2 "$PROG" --info \
+	--jobkey >"$WORK/out" 2>"$WORK/err" || fail "exec to localhost: exit $?: $(cat "$WORK/err")"
+check_job 2 "exec to localhost"
+grep -q '^\[mpirun\] info: proxy on host localhost connected back to 127\.0\.0\.1:' "$WORK/err" ||
+	fail "the proxy on localhost did not take loopback: $(cat "$WORK/err")"
+if [ -n "$(hostname -I 2>/dev/null | tr -d ' ')" ]; then
+	grep -q '^\[mpirun\] info: proxy on host ha connected back to [0-9.]*:' "$WORK/err" &&
+		! grep -q 'proxy on host ha connected back to 127\.' "$WORK/err" ||
+		fail "the proxy on ha was offered loopback or did not connect: $(cat "$WORK/err")"
+fi
+timeout 60 "$MPIRUN" -v --launch-address 127.0.0.1 --launch-template "$T" -hosts ha,hb -n 2 "$PROG" \
+	--info --jobkey >"$WORK/out" 2>"$WORK/err" || fail "--launch-address: exit $?: $(cat "$WORK/err")"
+check_job 2 "--launch-address"
+[ "$(grep -c 'connected back to 127\.0\.0\.1:' "$WORK/err")" -eq 2 ] ||
+	fail "--launch-address 127.0.0.1 not taken by both proxies: $(cat "$WORK/err")"
 MICHI_TCP_IF=nosuch0 timeout 60 "$MPIRUN" --launch-template "$T" -hosts ha,hb -n 2 "$PROG" --info \
-	>/dev/null 2>"$WORK/err" && fail "MICHI_TCP_IF=nosuch0 was accepted"
-grep -q 'MICHI_TCP_IF=nosuch0 selects no up IPv4 interface' "$WORK/err" ||
-	fail "no message for MICHI_TCP_IF=nosuch0: $(cat "$WORK/err")"
+	--jobkey >"$WORK/out" 2>"$WORK/err" || fail "MICHI_TCP_IF=nosuch0 stopped mpirun: $(cat "$WORK/err")"
+check_job 2 "MICHI_TCP_IF=nosuch0"
+[ ! -s "$WORK/err" ] || fail "MICHI_TCP_IF=nosuch0: stderr: $(cat "$WORK/err")"
 
 MICHI_LAUNCH_TEMPLATE="$T" timeout 60 "$MPIRUN" -hosts localhost,hb -ppn 1 -n 1 "$PROG" --info --jobkey : \
 	-n 3 "$PROG" --info --jobkey >"$WORK/out" 2>"$WORK/err" || fail "mpmd over hosts: $(cat "$WORK/err")"

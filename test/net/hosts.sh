@@ -15,6 +15,12 @@
 #                  own namespace, where the root's netfilter rules (Docker
 #                  drops bridged traffic) do not apply.
 #   <T>r           in the root namespace: that veth, 10.77.K.254/24.
+# With NET_ISOLATED=1 set before net_up, the hosts are a cluster network
+# that knows only itself, as a testbed's or a cluster's behind a launch
+# node: 10.77.K.i/25 (N <= 125), no default route; the root veth has
+# 10.77.K.126/25 (NET_GW, the one address of this machine they reach)
+# and, added first, 10.77.K.254/25 (NET_FAR), an address of this machine
+# that no host can reach, as its other addresses.
 # K is the first /24 of 10.77.0.0/16 (from the pid on) that no address or
 # route of the root namespace covers but the default route, chosen under a
 # lock so parallel runs take different ones. Nothing else is touched: no
@@ -26,8 +32,9 @@
 #
 # Functions: net_up N (returns 77 with $NET_WHY when it cannot), net_sshd
 # (same), net_down, net_leftovers (prints what is left of this run).
-# Variables after net_up: NET_HOSTS "T-h1 T-h2 ...", NET_GW (10.77.K.254),
-# net_addr i (10.77.K.i); after net_sshd: NET_SSH_CFG (ssh -F it).
+# Variables after net_up: NET_HOSTS "T-h1 T-h2 ...", NET_GW (10.77.K.254,
+# isolated .126), NET_FAR (isolated only), NET_PLEN (the hosts' prefix
+# length), net_addr i (10.77.K.i); after net_sshd: NET_SSH_CFG (ssh -F it).
 
 NET_TAG=${NET_TAG:-michi$$}
 NET_DIR=${NET_DIR:-}
@@ -57,6 +64,10 @@ net_up() {
 	'' | *[!0-9]*) NET_WHY="net_up: bad host count '$n'"; return 1 ;;
 	esac
 	[ "$n" -ge 1 ] && [ "$n" -le 250 ] || { NET_WHY="net_up: 1 to 250 hosts, not $n"; return 1; }
+	if [ "${NET_ISOLATED:-0}" = 1 ] && [ "$n" -gt 125 ]; then
+		NET_WHY="net_up: 1 to 125 isolated hosts, not $n"
+		return 1
+	fi
 	if [ "$(id -u)" -ne 0 ]; then
 		NET_WHY="test hosts need root (network namespaces, veth, bridge)"
 		return 77
@@ -91,12 +102,17 @@ net_up() {
 		fi
 	done
 	NET_NET=10.77.$k
-	NET_GW=$NET_NET.254
+	if [ "${NET_ISOLATED:-0}" = 1 ]; then
+		NET_PLEN=25 NET_GW=$NET_NET.126 NET_FAR=$NET_NET.254
+	else
+		NET_PLEN=24 NET_GW=$NET_NET.254 NET_FAR=
+	fi
 	echo "$NET_NET" >"$NET_DIR/net"
 	net_note "link ${NET_TAG}r"
 	rc=0
 	ip link add "${NET_TAG}r" type veth peer name up0 netns "$sw" &&
-		ip addr add "$NET_GW/24" dev "${NET_TAG}r" &&
+		{ [ -z "$NET_FAR" ] || ip addr add "$NET_FAR/$NET_PLEN" dev "${NET_TAG}r"; } &&
+		ip addr add "$NET_GW/$NET_PLEN" dev "${NET_TAG}r" &&
 		ip link set "${NET_TAG}r" up || rc=1
 	exec 9>&-
 	if [ $rc -ne 0 ]; then
@@ -118,9 +134,9 @@ net_up() {
 			! ip link add eth0 netns "$h" type veth peer name "h$i" netns "$sw" ||
 			! ip -n "$sw" link set "h$i" master br0 ||
 			! ip -n "$sw" link set "h$i" up ||
-			! ip -n "$h" addr add "$NET_NET.$i/24" dev eth0 ||
+			! ip -n "$h" addr add "$NET_NET.$i/$NET_PLEN" dev eth0 ||
 			! ip -n "$h" link set eth0 up ||
-			! ip -n "$h" route add default via "$NET_GW"; then
+			{ [ -z "$NET_FAR" ] && ! ip -n "$h" route add default via "$NET_GW"; }; then
 			NET_WHY="cannot set up test host $h"
 			net_down
 			return 77
