@@ -37,7 +37,7 @@ mkdir -p "$OUT"
 	echo "kernel: $(uname -r)"
 	echo "commit: $(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 	echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "linkemu: ${MICHI_LINKEMU:-$TOP/build/test/net/linkemu}"
+	echo "linkemu: ${MICHI_LINKEMU:-build/test/net/linkemu}"
 	echo "iperf3: $(iperf3 --version | head -n 1)"
 } >"$OUT/machine.txt"
 
