@@ -36,6 +36,10 @@ line (`grid up two-sites delay=20ms`):
                                        buffers give one flow (calibrated;
                                        the fidelity check expects
                                        window/RTT from a flow)
+                       cc=NAME         TCP congestion control of the host
+                                       (empty: this machine's default; a
+                                       namespace may only choose one in
+                                       net.ipv4.tcp_allowed_congestion_control)
   link NAME SWITCH_A SWITCH_B [delay=D] [rate=R] [limit=L] [loss=P] [seed=N]
                        a path of the link emulator joining two switches
                        (a WAN path or one hop of a switch tree): one-way
@@ -159,9 +163,13 @@ def _tune(host, key, val, where):
         host[key] = [int(p) for p in parts]
     elif key == 'window':
         host['window'] = size_bytes(parse_size(val, where))
+    elif key == 'cc':
+        if not re.fullmatch(r'[a-z0-9_]*', val):
+            raise SpecError(f'{where}: bad congestion control {val!r}')
+        host['cc'] = val
     else:
         raise SpecError(f'{where}: unknown host key {key!r} '
-                        '(offsite, rmem, wmem, window)')
+                        '(offsite, rmem, wmem, window, cc)')
 
 
 def parse(text, source, overrides):
@@ -255,7 +263,7 @@ def parse(text, source, overrides):
                     raise SpecError(f'{where}: "switches" is the grid\'s own name')
                 h = {'site': topo.switches[nics[0]['switch']]['site'],
                      'nics': [dict(n) for n in nics], 'offsite': 0,
-                     'rmem': None, 'wmem': None, 'window': 0}
+                     'rmem': None, 'wmem': None, 'window': 0, 'cc': ''}
                 for k, v in keys:
                     _tune(h, k, v, where)
                 topo.hosts[name] = h
