@@ -8,12 +8,11 @@
 # pgrep finds every rank of this test), and gives this run its own grid
 # instance (MICHI_GRID_PREFIX gt<pid>), removed by a trap whatever happens.
 #
-# grid_up SPEC [VAR=VAL...]  brings it up (skips on 77), with
-#                            net.ipv4.tcp_slow_start_after_idle=0 on every host
-#                            (a ping-pong idles between messages; a window
-#                            shrunk after each idle would time slow start,
-#                            not the path), and records its namespaces'
-#                            inodes for grid_leftovers
+# grid_up SPEC [VAR=VAL...]  brings it up (skips on 77; `up` sets
+#                            net.ipv4.tcp_slow_start_after_idle=0 on every host,
+#                            so a ping-pong that idles between messages times
+#                            the path, not slow start), and records its
+#                            namespaces' inodes for grid_leftovers
 # grid_down                  test/net/grid down, then grid_leftovers must be empty
 # grid_leftovers             what of this instance is left: namespaces (by
 #                            name, and processes still in them by inode),
@@ -71,10 +70,6 @@ grid_up() {
 	[ $rc -eq 0 ] || fail "grid up $*: exit $rc: $(cat "$WORK/up.err")"
 	HOSTS=$("$GRID" hosts | cut -d' ' -f1 | tr '\n' ' ')
 	[ -n "$HOSTS" ] || fail "grid up $*: no hosts"
-	for h in $HOSTS; do
-		"$GRID" exec "$h" sysctl -q -w net.ipv4.tcp_slow_start_after_idle=0 ||
-			fail "cannot set tcp_slow_start_after_idle on $h"
-	done
 	GRID_INODES=$(for n in /run/netns/"$MICHI_GRID_PREFIX"-*; do stat -L -c %i "$n"; done | tr '\n' ' ')
 }
 
