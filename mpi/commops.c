@@ -275,6 +275,7 @@ struct michi_comm *michi_comm_new(const struct michi_comm *parent, const int *wo
 	c->hosts = NULL;
 	c->hosts_mem = NULL;
 	c->hosts_done = 0;
+	c->dyn_order = 0;
 	c->next_live = comms_live;
 	comms_live = c;
 	return c;
@@ -1075,6 +1076,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
 		PMPI_Comm_free(&c->local->handle);
 	c->local = NULL;
 	c->peers = NULL;
+	michi_dyn_comm_freed(c->handle);
 	michi_obj_free(MICHI_KIND_COMM, c);
 	*comm = MPI_COMM_NULL;
 	return MPI_SUCCESS;

@@ -67,6 +67,19 @@ static michi_status_t job_key_put(int *have)
 	return pmi_put("michi-job-key-r0", hex);
 }
 
+/* set by runtime_start: michi-job-key was there before the first fence */
+static int launcher_michi;
+
+struct michi_job *michi_job_get(void)
+{
+	return &job;
+}
+
+int michi_launcher_kind(void)
+{
+	return pmi.singleton ? 0 : launcher_michi ? 1 : 2;
+}
+
 static michi_status_t job_key_get(int have)
 {
 	char hex[40];
@@ -271,7 +284,8 @@ static int do_init(const char *fname, int required, int *provided)
 	if (provided)
 		*provided = michi_thread_level(required);
 	michi_state.initialized = 1;
-	return MPI_SUCCESS;
+	/* a process that MPI_Comm_spawn started meets its parents here */
+	return michi_dyn_init();
 }
 
 static int runtime_start(const char *fname, int required)
@@ -308,6 +322,9 @@ static int runtime_start(const char *fname, int required)
 	st = job_key_put(&have_key);
 	if (st)
 		return init_fail(fname, st);
+	launcher_michi = have_key;
+	michi_state.universe_size = pmi.universe_size > 0 ? pmi.universe_size : job.size;
+	michi_state.appnum = pmi.appnum;
 	snprintf(key, sizeof(key), "michi-host-%d", job.rank);
 	st = pmi_put(key, job.hostname);
 	if (st)
@@ -373,6 +390,7 @@ int michi_runtime_down(const char *fname)
 		return MPI_SUCCESS;
 	runtime_over = 1;
 	michi_async_end();
+	michi_dyn_finalize();
 	/* Deliver what is in flight, then a fence so that no rank closes its
 	 * connections while a peer still reads from them; MTMI keeps taking
 	 * frames until the devices are closed. */

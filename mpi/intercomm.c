@@ -87,8 +87,17 @@ static int inter_new(struct michi_comm *parent, const int *remote, int nremote, 
 		return michi_mpi_err(parent, MPI_ERR_NO_MEM, fname, "(): no memory");
 	}
 	n->local = michi_comm_get(local);
+	/* dup, split, create of an intercommunicator to another job keep
+	 * its order for merge */
+	n->dyn_order = parent->local ? parent->dyn_order : 0;
 	*newcomm = n->handle;
 	return MPI_SUCCESS;
+}
+
+int michi_inter_make(struct michi_comm *parent, const int *remote, int nremote, int rank,
+		     uint32_t ctx, MPI_Comm local, MPI_Comm *newcomm, const char *fname)
+{
+	return inter_new(parent, remote, nremote, rank, ctx, local, newcomm, fname);
 }
 
 /* Intercomm_create's swap of the ANDed maps: the leaders over peer_comm,
@@ -276,7 +285,8 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 	if (err)
 		return err;
 	nl = c->local->size;
-	first = mine != theirs ? !mine : c->local->peers[0] < c->peers[0];
+	first = mine != theirs ? !mine :
+		c->dyn_order ? c->dyn_order == 1 : c->local->peers[0] < c->peers[0];
 	world = malloc(sizeof(int) * (size_t)(nl + c->size));
 	if (!world) {
 		michi_ctx_release(ctx);
