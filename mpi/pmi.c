@@ -616,8 +616,13 @@ static michi_status_t pmi_ns_call(const char *cmd, const char *answer, const cha
 				 "service (%s)", michi_err_msg());
 	rc = pmi_wire_get(&m, "rc");
 	if (!rc || strcmp(rc, "0") != 0) {
+		char text[256];
+
+		/* Michi's mpirun percent-encodes it */
 		v = pmi_wire_get(&m, "msg");
-		return michi_err(MICHI_ERR_PMI, "%s", v ? v : "the name service refused");
+		snprintf(text, sizeof(text), "%s", v ? v : "the name service refused");
+		pmi_wire_unescape(text);
+		return michi_err(MICHI_ERR_PMI, "%s", text);
 	}
 	if (out) {
 		v = pmi_wire_get(&m, "port");
