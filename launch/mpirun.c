@@ -906,16 +906,21 @@ static int mr_send_wdir(struct mr_proxy *p)
 }
 
 /*
- * MPI_UNIVERSE_SIZE: the slots of the job's hosts (host:N, slots=N; a
- * host without a count counts its ranks), at least the job's size.
+ * MPI_UNIVERSE_SIZE: the slots of the job's hosts (host:N, slots=N; this
+ * host without a count has as many as it has processors, as with MPICH's
+ * mpiexec; another one counts its ranks), at least the job's size.
  */
 static int mr_universe(void)
 {
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int i, u = 0;
 
-	for (i = 0; i < mr.nproxies; i++)
-		u += mr.proxies[i].slots > mr.proxies[i].n ? mr.proxies[i].slots
-							    : mr.proxies[i].n;
+	for (i = 0; i < mr.nproxies; i++) {
+		const struct mr_proxy *p = &mr.proxies[i];
+		int s = p->slots ? p->slots : p->local && cpus > 0 ? (int)cpus : p->n;
+
+		u += s > p->n ? s : p->n;
+	}
 	return u > mr.size ? u : mr.size;
 }
 

@@ -913,7 +913,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 /* 0 when every member of g belongs to c; else the MPI error (raised). */
 static int group_in_comm(struct michi_comm *c, const struct michi_group *g, const char *fname)
 {
-	int i, *mark = calloc((size_t)michi_state.size, sizeof(int));
+	int i, *mark = calloc((size_t)michi_state.npeers, sizeof(int));
 
 	if (!mark)
 		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");

@@ -206,13 +206,15 @@ static michi_status_t dyn_peer_of(const struct dyn_rec *rec, int *index)
 		return michi_err(MICHI_ERR_NOMEM, "no memory for peer %d", i);
 	job->host_of = hosts;
 	michi_state.host_of = hosts;
-	hosts[i] = strcmp(rec->host, job->hostname) == 0 ? hosts[job->rank] : job->size + i;
+	/* (below npeers, as the arrays indexed by host ids need) */
+	hosts[i] = strcmp(rec->host, job->hostname) == 0 ? hosts[job->rank] : i;
 	if (hosts[i] != hosts[job->rank])
 		michi_state.single_host = 0;
 	st = michi_devices_dyn_add(job, i, rec->key, rec->rank, rec->host, rec->card);
 	if (st < 0)
 		return st;
 	dyn_next_peer = i + 1;
+	michi_state.npeers = dyn_next_peer;
 	*index = i;
 	return MICHI_OK;
 }
@@ -339,6 +341,46 @@ static int dyn_link(struct michi_comm *lc, int root, int fd, int low, double dea
 	free(remote);
 	if (!err)
 		michi_comm_get(*newcomm)->dyn_order = low ? 1 : 2;
+	return err;
+}
+
+int michi_dyn_members(struct michi_comm *lc, int local_leader, MPI_Comm peer_comm,
+		      int remote_leader, int tag, int *remote, int nremote, const char *fname)
+{
+	struct dyn_rec me, *mine = NULL, *theirs;
+	michi_status_t st;
+	int err, i, lead = lc->rank == local_leader;
+
+	st = dyn_my_rec(&me);
+	if (st < 0)
+		return michi_mpi_err_status(lc, st, fname);
+	theirs = malloc(sizeof(*theirs) * (size_t)nremote);
+	if (lead)
+		mine = malloc(sizeof(*mine) * (size_t)lc->size);
+	if (!theirs || (lead && !mine)) {
+		free(theirs);
+		free(mine);
+		return michi_err_nomem(lc, fname);
+	}
+	err = PMPI_Gather(&me, (int)sizeof(me), MPI_BYTE, mine, (int)sizeof(me), MPI_BYTE,
+			  local_leader, lc->handle);
+	if (!err && lead)
+		err = PMPI_Sendrecv(mine, (int)(sizeof(*mine) * (size_t)lc->size), MPI_BYTE,
+				    remote_leader, tag, theirs,
+				    (int)(sizeof(*theirs) * (size_t)nremote), MPI_BYTE,
+				    remote_leader, tag, peer_comm, MPI_STATUS_IGNORE);
+	free(mine);
+	if (!err)
+		err = PMPI_Bcast(theirs, (int)(sizeof(*theirs) * (size_t)nremote), MPI_BYTE,
+				 local_leader, lc->handle);
+	for (i = 0; !err && i < nremote; i++) {
+		theirs[i].host[sizeof(theirs[i].host) - 1] = '\0';
+		theirs[i].card[sizeof(theirs[i].card) - 1] = '\0';
+		st = dyn_peer_of(&theirs[i], &remote[i]);
+		if (st < 0)
+			err = michi_mpi_err_status(lc, st, fname);
+	}
+	free(theirs);
 	return err;
 }
 
@@ -1003,8 +1045,21 @@ static int dyn_spawn_argv(int count, char *cmds[], char **argvs[], const int max
 		if (dyn_info_get(in, "host", host, sizeof(host)) &&
 		    (dyn_argv_add(a, "-host") || dyn_argv_add(a, host)))
 			goto nomem;
-		if (have_wdir && (dyn_argv_add(a, "-wdir") || dyn_argv_add(a, wdir)))
-			goto nomem;
+		/* mpirun's -wdir is one for all its commands; each command's own
+		 * goes in its environment, and its processes move there in
+		 * MPI_Init (michi_dyn_init) */
+		if (have_wdir) {
+			struct stat sb;
+
+			if (stat(wdir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+				snprintf(why, wl, "info key wdir of command %d: '%.200s' is not a "
+					 "directory", i, wdir);
+				return MPI_ERR_SPAWN;
+			}
+			if (dyn_argv_add(a, "-env") || dyn_argv_add(a, "MICHI_SPAWN_WDIR") ||
+			    dyn_argv_add(a, wdir))
+				goto nomem;
+		}
 		if (dyn_argv_add(a, exe))
 			goto nomem;
 		for (j = 0; argvs && argvs[i] && argvs[i][j]; j++)
@@ -1024,7 +1079,8 @@ static pid_t dyn_spawn_start(struct dyn_argv *a, char *why, size_t wl)
 {
 	static const char *const drop[] = {
 		"PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_PORT", "PMI_ID", "MPI_LOCALRANKID",
-		"MPI_LOCALNRANKS", "MICHI_HOST_CPUS", "MICHI_PARENT_PORT", "PMIX_RANK",
+		"MPI_LOCALNRANKS", "MICHI_HOST_CPUS", "MICHI_PARENT_PORT", "MICHI_SPAWN_WDIR",
+		"PMIX_RANK",
 		"PMIX_NAMESPACE", "PMI_SPAWNED", NULL,
 	};
 	pid_t ppid = getpid(), pid;
@@ -1180,8 +1236,15 @@ int michi_dyn_init(void)
 	char port[MPI_MAX_PORT_NAME];
 	int err;
 
+	const char *wdir = getenv("MICHI_SPAWN_WDIR");
+
 	if (!e || !*e)
 		return MPI_SUCCESS;
+	if (wdir && *wdir && chdir(wdir) != 0)
+		return dyn_err(&michi_comm_world, MPI_ERR_SPAWN, "MPI_Init", "(): cannot move to "
+			       "the working directory %.200s that MPI_Comm_spawn's info key wdir "
+			       "gave: %s", wdir, strerror(errno));
+	unsetenv("MICHI_SPAWN_WDIR");
 	snprintf(port, sizeof(port), "%s", e);
 	/* our own spawns pass theirs explicitly; nothing we start inherits it */
 	unsetenv("MICHI_PARENT_PORT");

@@ -67,6 +67,11 @@ static michi_status_t job_key_put(int *have)
 	return pmi_put("michi-job-key-r0", hex);
 }
 
+static int universe_size;
+MICHI_TUNABLE(universe_size, "universe_size", MICHI_T_INT, "0", MICHI_LEVEL_USER,
+	      "MPI_UNIVERSE_SIZE, the processes MPI_Comm_spawn may usefully start in all "
+	      "(0: the launcher's slots; a singleton: this host's processors)");
+
 /* set by runtime_start: michi-job-key was there before the first fence */
 static int launcher_michi;
 
@@ -315,6 +320,7 @@ static int runtime_start(const char *fname, int required)
 	job.kvs_fence = kvs_fence;
 	michi_state.rank = job.rank;
 	michi_state.size = job.size;
+	michi_state.npeers = job.size;
 	michi_state.host = job.hostname;
 	snprintf(prefix, sizeof(prefix), "rank %d on %s", job.rank, job.hostname);
 	michi_log_set_prefix(prefix);
@@ -323,7 +329,13 @@ static int runtime_start(const char *fname, int required)
 	if (st)
 		return init_fail(fname, st);
 	launcher_michi = have_key;
-	michi_state.universe_size = pmi.universe_size > 0 ? pmi.universe_size : job.size;
+	/* a singleton's universe is what a local mpirun would offer: this
+	 * host's processors */
+	michi_state.universe_size = universe_size > 0 ? universe_size :
+		pmi.singleton ? (int)sysconf(_SC_NPROCESSORS_ONLN) :
+		pmi.universe_size > 0 ? pmi.universe_size : job.size;
+	if (michi_state.universe_size < job.size)
+		michi_state.universe_size = job.size;
 	michi_state.appnum = pmi.appnum;
 	snprintf(key, sizeof(key), "michi-host-%d", job.rank);
 	st = pmi_put(key, job.hostname);

@@ -383,6 +383,12 @@ int michi_inter_make(struct michi_comm *parent, const int *remote, int nremote, 
 /* ---- dynamic processes (mpi/dynproc.c) ---- */
 /* MPI_Init of a spawned process: connect to the parents (MPI error code). */
 int michi_dyn_init(void);
+/* MPI_Intercomm_create where a process of another job takes part: the
+ * leaders (local_leader of lc, remote_leader of peer_comm) trade every
+ * member's address over peer_comm with tag, and each member of lc fills
+ * remote[nremote] with its peer indices for the other group. */
+int michi_dyn_members(struct michi_comm *lc, int local_leader, MPI_Comm peer_comm,
+		      int remote_leader, int tag, int *remote, int nremote, const char *fname);
 /* comm is being freed: MPI_Comm_get_parent forgets it if it was the parent. */
 void michi_dyn_comm_freed(MPI_Comm comm);
 /* MPI_Finalize: reap the launchers MPI_Comm_spawn started, close ports. */
@@ -540,6 +546,10 @@ struct michi_state {
 	int finalized;
 	int thread_level;
 	int rank, size;        /* world */
+	/* peer indices in use: the world's ranks, then processes of other
+	 * jobs (mpi/dynproc.c); arrays indexed by a communicator's peers[]
+	 * need this many entries */
+	int npeers;
 	int tag_ub;
 	int single_host;       /* every rank of the job shares one host */
 	const int *host_of;    /* host index of every world rank (and of
