@@ -7,6 +7,10 @@
  *                              FILE (through FILE.tmp, renamed); the job
  *                              accepts
  *   dynjobs_prog client FILE   waits for FILE (at most 20 s) and connects
+ *   dynjobs_prog nospawn       (under another launcher) MPI_Comm_spawn and
+ *                              MPI_Publish_name/MPI_Lookup_name return
+ *                              errors: prints "spawn class C: message",
+ *                              "publish class C", "lookup class C"
  *
  * Both sides then exchange messages (every local rank with every remote
  * one), merge (the server's ranks first) and allreduce over the merged
@@ -50,6 +54,30 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (argc == 2 && strcmp(argv[1], "nospawn") == 0) {
+		char msg[MPI_MAX_ERROR_STRING], found[MPI_MAX_PORT_NAME];
+		int err, cls, len;
+
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+		MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+		err = MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD,
+				     &inter, MPI_ERRCODES_IGNORE);
+		MPI_Error_class(err, &cls);
+		MPI_Error_string(err, msg, &len);
+		if (rank == 0)
+			printf("spawn class %d: %s\n", cls, msg);
+		if (rank == 0) {
+			err = MPI_Publish_name("michi-dynjobs", MPI_INFO_NULL, "michi-port:x");
+			MPI_Error_class(err, &cls);
+			printf("publish class %d\n", err ? cls : 0);
+			err = MPI_Lookup_name("michi-dynjobs-none", MPI_INFO_NULL, found);
+			MPI_Error_class(err, &cls);
+			printf("lookup class %d\n", err ? cls : 0);
+			fflush(stdout);
+		}
+		MPI_Finalize();
+		return 0;
+	}
 	if (argc != 3 || (strcmp(argv[1], "server") && strcmp(argv[1], "client"))) {
 		fprintf(stderr, "usage: %s server|client FILE\n", argv[0]);
 		MPI_Abort(MPI_COMM_WORLD, 2);
