@@ -603,17 +603,24 @@ static int dyn_connect_one(const char *port, double deadline, char *why, size_t 
 		for (i = 0; i < n; i++) {
 			struct dyn_hello h;
 			char ok[2];
-			int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), e;
+			int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), e = 0;
+			socklen_t el = sizeof(e);
+			double until = michi_wtime() + 5.0;
 
 			if (fd < 0)
 				break;
-			if (connect(fd, (struct sockaddr *)&sa[i], sizeof(sa[i])) != 0) {
-				refused += errno == ECONNREFUSED;
+			/* an address that does not answer costs at most 5 s */
+			if (connect(fd, (struct sockaddr *)&sa[i], sizeof(sa[i])) != 0 &&
+			    (errno != EINPROGRESS ||
+			     dyn_wait_fd(fd, POLLOUT, until < deadline ? until : deadline) != 1 ||
+			     getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) != 0 || e)) {
+				refused += e == ECONNREFUSED || errno == ECONNREFUSED;
 				close(fd);
 				continue;
 			}
 			memcpy(h.magic, DYN_MAGIC, sizeof(DYN_MAGIC));
 			memcpy(h.tag, tag, DYN_TAG_LEN);
+			errno = 0;
 			e = dyn_swap(fd, &h, sizeof(h), ok, 2, deadline);
 			if (!e && memcmp(ok, "OK", 2) == 0)
 				return fd;
