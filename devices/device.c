@@ -40,6 +40,7 @@
 #include "config.h"
 #include "device.h"
 #include "shm/shm.h"
+#include "tcp/tcp.h"
 
 #include <dlfcn.h>
 #include <poll.h>
@@ -84,6 +85,7 @@ static const struct {
 };
 
 struct michi_device **michi_dev_for_peer;
+static int shm_tx_count;   /* entries of michi_dev_for_peer and shm.tx */
 struct michi_wait_policy michi_wait;
 
 static const char *device_force = "";
@@ -215,6 +217,7 @@ michi_status_t michi_devices_init(struct michi_job *job)
 	st = shm_tx_table(job->size);
 	if (st < 0)
 		goto err_free_table;
+	shm_tx_count = job->size;
 	st = devices_start(&michi_device_self, job);
 	if (st < 0)
 		goto err_free_table;
@@ -515,4 +518,79 @@ void michi_devices_block(int timeout_ms)
 	poll(n ? fds : NULL, (nfds_t)n, timeout_ms);
 	if (!timeout_ms)
 		sched_yield();
+}
+
+/* ---- peers of other jobs (mpi/dynproc.c) ------------------------------ */
+
+static michi_status_t devices_dyn_tcp(struct michi_job *job)
+{
+	michi_status_t st;
+
+	if (devices_forced && devices_forced->tagged)
+		return michi_err(MICHI_ERR_UNSUPPORTED, "MICHI_DEVICE=%s: processes of other "
+				 "jobs (spawn, connect/accept, join) need the tcp device; run "
+				 "without forcing a matching device", devices_forced->name);
+	if (devices_started(&michi_device_tcp))
+		return MICHI_OK;
+	st = tcp_dyn_start(job);
+	if (st < 0)
+		return st;
+	devices_active[devices_nactive++] = &michi_device_tcp;
+	return MICHI_OK;
+}
+
+michi_status_t michi_devices_dyn_card(struct michi_job *job, char *card, size_t len)
+{
+	michi_status_t st = devices_dyn_tcp(job);
+
+	if (st < 0)
+		return st;
+	return tcp_dyn_card(card, len);
+}
+
+int michi_devices_dyn_find(const uint8_t key[16], int rank)
+{
+	if (!devices_started(&michi_device_tcp))
+		return -1;
+	return tcp_dyn_find(key, rank);
+}
+
+michi_status_t michi_devices_dyn_add(struct michi_job *job, int index, const uint8_t key[16],
+				     int rank, const char *host, const char *card)
+{
+	struct michi_device **nd;
+	struct shm_tx *nt;
+	michi_status_t st;
+	int i, old;
+
+	st = devices_dyn_tcp(job);
+	if (st < 0)
+		return st;
+	old = shm_tx_count;
+	if (index >= old) {
+		/* shm's send table is indexed by every peer on the inline path;
+		 * a zeroed entry refuses in-place frames (fast_lim 0) */
+		nd = realloc(michi_dev_for_peer, (size_t)(index + 1) * sizeof(*nd));
+		if (!nd)
+			return michi_err(MICHI_ERR_NOMEM, "no memory for peer %d", index);
+		michi_dev_for_peer = nd;
+		nt = realloc(shm.tx, (size_t)(index + 1) * sizeof(*nt));
+		if (!nt)
+			return michi_err(MICHI_ERR_NOMEM, "no memory for peer %d", index);
+		shm.tx = nt;
+		for (i = old; i <= index; i++) {
+			memset(&shm.tx[i], 0, sizeof(shm.tx[i]));
+			michi_dev_for_peer[i] = NULL;
+		}
+		shm_tx_count = index + 1;
+	}
+	st = tcp_dyn_add(index, key, rank, host, card);
+	if (st < 0)
+		return st;
+	michi_dev_for_peer[index] = &michi_device_tcp;
+	for (i = 0; i < devices_npoll; i++)
+		if (devices_poll[i] == &michi_device_tcp)
+			return MICHI_OK;
+	devices_poll[devices_npoll++] = &michi_device_tcp;
+	return MICHI_OK;
 }

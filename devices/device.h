@@ -230,6 +230,21 @@ struct michi_devlib_sym {
 michi_status_t michi_devlib_open(const char *dev, const char *const *sonames,
 				 const struct michi_devlib_sym *syms, void **handle);
 
+/*
+ * Peers from other jobs (mpi/dynproc.c: connect/accept, spawn, join).
+ * They take the indices above the world's, in the order added; the tcp
+ * device serves them, started here for a process that had none.
+ * card: this process's address for another job ("tcp:<card>"), starting
+ * tcp when needed. add: make rank `rank` of the job with key `key` (on
+ * host `host`, reachable at `card`) peer `index` (the caller sized MTMI's
+ * tables for it first); MICHI_ERR_UNSUPPORTED under a matching device.
+ * find: the index already given to that process, or -1.
+ */
+michi_status_t michi_devices_dyn_card(struct michi_job *job, char *card, size_t len);
+michi_status_t michi_devices_dyn_add(struct michi_job *job, int index, const uint8_t key[16],
+				     int rank, const char *host, const char *card);
+int michi_devices_dyn_find(const uint8_t key[16], int rank);
+
 /* After post_fence: the tagged operations of the matching device that
  * serves every rank, or NULL when byte devices serve them (MTMI's own
  * queues). */

@@ -923,6 +923,25 @@ static int mr_send_wdir(struct mr_proxy *p)
 	return rc;
 }
 
+/*
+ * MPI_UNIVERSE_SIZE: the slots of the job's hosts (host:N, slots=N; this
+ * host without a count has as many as it has processors, as with MPICH's
+ * mpiexec; another one counts its ranks), at least the job's size.
+ */
+static int mr_universe(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int i, u = 0;
+
+	for (i = 0; i < mr.nproxies; i++) {
+		const struct mr_proxy *p = &mr.proxies[i];
+		int s = p->slots ? p->slots : p->local && cpus > 0 ? (int)cpus : p->n;
+
+		u += s > p->n ? s : p->n;
+	}
+	return u > mr.size ? u : mr.size;
+}
+
 /* The job as one proxy sees it: its slice of every app context. */
 static int mr_send_job(struct mr_proxy *p)
 {
@@ -933,7 +952,7 @@ static int mr_send_job(struct mr_proxy *p)
 	pmi_wire_begin(&o, line, sizeof(line), "job");
 	pmi_wire_add(&o, "kvsname", mr.kvsname);
 	pmi_wire_add_int(&o, "size", mr.size);
-	pmi_wire_add_int(&o, "universe", mr.size);
+	pmi_wire_add_int(&o, "universe", mr_universe());
 	pmi_wire_add_int(&o, "label", mr.label);
 	pmi_wire_add_int(&o, "grace_ms", (long)(launch_kill_grace * 1000));
 	pmi_wire_add_int(&o, "keepalive_ms", (long)(launch_keepalive * 1000));
@@ -1119,6 +1138,75 @@ static void mr_on_kv(int from, const struct pmi_wire_msg *m)
 	mr.nfence_kv++;
 }
 
+/* ---- name service (MPI_Publish_name and friends) ------------------------ */
+
+/*
+ * The job's table of published service names: the proxies forward their
+ * ranks' publish_name, unpublish_name and lookup_name (launch/proxy.c,
+ * proxy_ns_forward) as `ns` lines; each is answered at once with an
+ * `ns_reply` for that rank. Names stay until unpublished or the job ends;
+ * publishing a name twice fails, as in MPICH's name servers.
+ */
+struct mr_ns_entry {
+	struct mr_ns_entry *next;
+	char *service, *port;
+};
+static struct mr_ns_entry *mr_ns_table;
+
+static void mr_ns_line(struct mr_proxy *p, const struct pmi_wire_msg *m)
+{
+	char line[PMI_WIRE_LINE_MAX];
+	const char *op = pmi_wire_get(m, "op"), *svc = pmi_wire_get(m, "service"),
+		   *port = pmi_wire_get(m, "port"), *rank = pmi_wire_get(m, "rank");
+	const char *answer, *why = NULL;
+	struct mr_ns_entry **e, *n;
+	struct pmi_wire_out o;
+
+	if (!op || !svc || !rank)
+		return;
+	for (e = &mr_ns_table; *e && strcmp((*e)->service, svc) != 0; e = &(*e)->next)
+		;
+	if (!strcmp(op, "publish_name")) {
+		answer = "publish_result";
+		if (*e)
+			why = "the service name is published already";
+		else if (!port)
+			why = "no port given";
+		else if (!(n = calloc(1, sizeof(*n))) || !(n->service = strdup(svc)) ||
+			 !(n->port = strdup(port)))
+			why = "mpirun is out of memory";
+		else {
+			n->next = mr_ns_table;
+			mr_ns_table = n;
+		}
+	} else if (!strcmp(op, "unpublish_name")) {
+		answer = "unpublish_result";
+		if (!*e) {
+			why = "the service name is not published";
+		} else {
+			n = *e;
+			*e = n->next;
+			free(n->service);
+			free(n->port);
+			free(n);
+		}
+	} else if (!strcmp(op, "lookup_name")) {
+		answer = "lookup_result";
+		if (!*e)
+			why = "the service name is not published";
+	} else {
+		return;
+	}
+	pmi_wire_begin(&o, line, sizeof(line), "ns_reply");
+	pmi_wire_add(&o, "rank", rank);
+	pmi_wire_add(&o, "answer", answer);
+	pmi_wire_add(&o, "rc", why ? "-1" : "0");
+	launch_add_text(&o, "msg", why ? why : "success");
+	if (!why && !strcmp(op, "lookup_name"))
+		pmi_wire_add(&o, "port", (*e)->port);
+	mr_send(p, &o);
+}
+
 static void mr_ctl_line(int idx, const struct pmi_wire_msg *m)
 {
 	struct mr_proxy *p = &mr.proxies[idx];
@@ -1152,6 +1240,8 @@ static void mr_ctl_line(int idx, const struct pmi_wire_msg *m)
 		free(text);
 	} else if (!strcmp(cmd, "done")) {
 		p->done = 1;
+	} else if (!strcmp(cmd, "ns")) {
+		mr_ns_line(p, m);
 	} else {
 		michi_warn("mpirun: unknown control line cmd=%s from proxy on %s", cmd, p->host);
 	}

@@ -512,6 +512,65 @@ static void proxy_pmi_abort(struct proxy_rank *r, const struct pmi_wire_msg *m)
 	proxy_ctl_send(&o);
 }
 
+/* ---- name service (MPI_Publish_name and friends) ------------------------ */
+
+/*
+ * publish_name, unpublish_name and lookup_name of PMI-1 go to mpirun,
+ * which keeps the job's table of service names (launch/mpirun.c,
+ * mr_ns_line), as `ns op=... rank=... service=... [port=...]`; its answer
+ * `ns_reply rank=... answer=... rc=... msg=... [port=...]` goes back to
+ * that rank as the PMI answer line. Returns -1 for other commands.
+ */
+static int proxy_ns_forward(struct proxy_rank *r, const struct pmi_wire_msg *m)
+{
+	static const char *const ops[] = { "publish_name", "unpublish_name", "lookup_name", NULL };
+	char line[PMI_WIRE_LINE_MAX];
+	const char *cmd = pmi_wire_cmd(m), *svc = pmi_wire_get(m, "service"),
+		   *port = pmi_wire_get(m, "port");
+	struct pmi_wire_out o;
+	int i;
+
+	for (i = 0; ops[i] && strcmp(ops[i], cmd) != 0; i++)
+		;
+	if (!ops[i])
+		return -1;
+	if (!svc) {
+		proxy_pmi_error(r, "name service request without service=");
+		return 0;
+	}
+	pmi_wire_begin(&o, line, sizeof(line), "ns");
+	pmi_wire_add(&o, "op", cmd);
+	pmi_wire_add_int(&o, "rank", r->rank);
+	pmi_wire_add(&o, "service", svc);
+	if (port)
+		pmi_wire_add(&o, "port", port);
+	proxy_ctl_send(&o);
+	return 0;
+}
+
+static void proxy_ns_reply(const struct pmi_wire_msg *m)
+{
+	char line[PMI_WIRE_LINE_MAX];
+	const char *answer = pmi_wire_get(m, "answer"), *rc = pmi_wire_get(m, "rc"),
+		   *msg = pmi_wire_get(m, "msg"), *port = pmi_wire_get(m, "port");
+	struct pmi_wire_out o;
+	int rank, i;
+
+	if (!answer || !rc || pmi_wire_get_int(m, "rank", &rank) < 0)
+		return;
+	for (i = 0; i < px.nranks && px.ranks[i].rank != rank; i++)
+		;
+	if (i == px.nranks)
+		return;
+	pmi_wire_begin(&o, line, sizeof(line), answer);
+	pmi_wire_add(&o, "rc", rc);
+	if (msg)
+		pmi_wire_add(&o, "msg", msg);
+	if (port)
+		pmi_wire_add(&o, "port", port);
+	proxy_pmi_reply(&px.ranks[i], &o);
+}
+
 static void proxy_pmi_line(struct proxy_rank *r, const struct pmi_wire_msg *m)
 {
 	char line[PMI_WIRE_LINE_MAX];
@@ -566,6 +625,8 @@ static void proxy_pmi_line(struct proxy_rank *r, const struct pmi_wire_msg *m)
 	} else if (strcmp(cmd, "abort") == 0) {
 		proxy_pmi_abort(r, m);
 		return;
+	} else if (proxy_ns_forward(r, m) == 0) {
+		return;   /* mpirun answers (proxy_ns_reply) */
 	} else {
 		char why[128];
 
@@ -1056,6 +1117,8 @@ static michi_status_t proxy_ctl_line(const struct pmi_wire_msg *m, int *started)
 		proxy_fence_out();
 	} else if (strcmp(cmd, "kill") == 0) {
 		proxy_begin_kill();
+	} else if (strcmp(cmd, "ns_reply") == 0) {
+		proxy_ns_reply(m);
 	} else {
 		michi_warn("proxy: ignoring unknown control command '%s'", cmd);
 	}

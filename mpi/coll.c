@@ -48,7 +48,7 @@ static const struct coll_hosts *coll_hosts_build(struct michi_comm *c)
 	struct coll_hosts *hs;
 	size_t words;
 
-	if (c->local || n < 2 || !(id = malloc((size_t)michi_state.size * sizeof(int))))
+	if (c->local || n < 2 || !(id = malloc((size_t)michi_state.npeers * sizeof(int))))
 		return NULL;
 	for (i = 0; i < n; i++)
 		id[coll_host_id(c->peers[i])] = -1;

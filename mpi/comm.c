@@ -71,8 +71,8 @@ static int get_attr(const char *fname, MPI_Comm comm, int keyval, void *attribut
 	attr_host = MPI_PROC_NULL;       /* no host is distinguished */
 	attr_io = MPI_ANY_SOURCE;        /* every rank can do I/O */
 	attr_wtime_global = 0;           /* clocks are per host (CLOCK_MONOTONIC) */
-	attr_universe = michi_state.size;
-	attr_appnum = 0;
+	attr_universe = michi_state.universe_size;
+	attr_appnum = michi_state.appnum;
 	switch (keyval) {
 	case MPI_TAG_UB: v = &attr_tag_ub; break;
 	case MPI_HOST: v = &attr_host; break;

@@ -275,6 +275,7 @@ struct michi_comm *michi_comm_new(const struct michi_comm *parent, const int *wo
 	c->hosts = NULL;
 	c->hosts_mem = NULL;
 	c->hosts_done = 0;
+	c->dyn_order = 0;
 	c->next_live = comms_live;
 	comms_live = c;
 	return c;
@@ -912,7 +913,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 /* 0 when every member of g belongs to c; else the MPI error (raised). */
 static int group_in_comm(struct michi_comm *c, const struct michi_group *g, const char *fname)
 {
-	int i, *mark = calloc((size_t)michi_state.size, sizeof(int));
+	int i, *mark = calloc((size_t)michi_state.npeers, sizeof(int));
 
 	if (!mark)
 		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
@@ -1075,6 +1076,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
 		PMPI_Comm_free(&c->local->handle);
 	c->local = NULL;
 	c->peers = NULL;
+	michi_dyn_comm_freed(c->handle);
 	michi_obj_free(MICHI_KIND_COMM, c);
 	*comm = MPI_COMM_NULL;
 	return MPI_SUCCESS;

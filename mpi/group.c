@@ -81,7 +81,7 @@ static int group_out(const char *fname, const int *world, int n, MPI_Group *out)
 /* mark[w] = 1 + position of world rank w in g, or 0. */
 static int *group_map(const struct michi_group *g)
 {
-	int *mark = calloc((size_t)michi_state.size, sizeof(int));
+	int *mark = calloc((size_t)michi_state.npeers, sizeof(int));
 	int i;
 
 	if (mark)
@@ -190,7 +190,7 @@ int michi_group_cmp(const int *a, int na, const int *b, int nb)
 			same = 0;
 	if (same)
 		return MPI_IDENT;
-	mark = calloc((size_t)michi_state.size, sizeof(int));
+	mark = calloc((size_t)michi_state.npeers, sizeof(int));
 	if (!mark)
 		return MPI_UNEQUAL;
 	for (i = 0; i < na; i++)

@@ -67,6 +67,24 @@ static michi_status_t job_key_put(int *have)
 	return pmi_put("michi-job-key-r0", hex);
 }
 
+static int universe_size;
+MICHI_TUNABLE(universe_size, "universe_size", MICHI_T_INT, "0", MICHI_LEVEL_USER,
+	      "MPI_UNIVERSE_SIZE, the processes MPI_Comm_spawn may usefully start in all "
+	      "(0: the launcher's slots; a singleton: this host's processors)");
+
+/* set by runtime_start: michi-job-key was there before the first fence */
+static int launcher_michi;
+
+struct michi_job *michi_job_get(void)
+{
+	return &job;
+}
+
+int michi_launcher_kind(void)
+{
+	return pmi.singleton ? 0 : launcher_michi ? 1 : 2;
+}
+
 static michi_status_t job_key_get(int have)
 {
 	char hex[40];
@@ -271,7 +289,8 @@ static int do_init(const char *fname, int required, int *provided)
 	if (provided)
 		*provided = michi_thread_level(required);
 	michi_state.initialized = 1;
-	return MPI_SUCCESS;
+	/* a process that MPI_Comm_spawn started meets its parents here */
+	return michi_dyn_init();
 }
 
 static int runtime_start(const char *fname, int required)
@@ -301,6 +320,7 @@ static int runtime_start(const char *fname, int required)
 	job.kvs_fence = kvs_fence;
 	michi_state.rank = job.rank;
 	michi_state.size = job.size;
+	michi_state.npeers = job.size;
 	michi_state.host = job.hostname;
 	snprintf(prefix, sizeof(prefix), "rank %d on %s", job.rank, job.hostname);
 	michi_log_set_prefix(prefix);
@@ -308,6 +328,15 @@ static int runtime_start(const char *fname, int required)
 	st = job_key_put(&have_key);
 	if (st)
 		return init_fail(fname, st);
+	launcher_michi = have_key;
+	/* a singleton's universe is what a local mpirun would offer: this
+	 * host's processors */
+	michi_state.universe_size = universe_size > 0 ? universe_size :
+		pmi.singleton ? (int)sysconf(_SC_NPROCESSORS_ONLN) :
+		pmi.universe_size > 0 ? pmi.universe_size : job.size;
+	if (michi_state.universe_size < job.size)
+		michi_state.universe_size = job.size;
+	michi_state.appnum = pmi.appnum;
 	snprintf(key, sizeof(key), "michi-host-%d", job.rank);
 	st = pmi_put(key, job.hostname);
 	if (st)
@@ -373,6 +402,7 @@ int michi_runtime_down(const char *fname)
 		return MPI_SUCCESS;
 	runtime_over = 1;
 	michi_async_end();
+	michi_dyn_finalize();
 	/* Deliver what is in flight, then a fence so that no rank closes its
 	 * connections while a peer still reads from them; MTMI keeps taking
 	 * frames until the devices are closed. */

@@ -87,8 +87,17 @@ static int inter_new(struct michi_comm *parent, const int *remote, int nremote, 
 		return michi_mpi_err(parent, MPI_ERR_NO_MEM, fname, "(): no memory");
 	}
 	n->local = michi_comm_get(local);
+	/* dup, split, create of an intercommunicator to another job keep
+	 * its order for merge */
+	n->dyn_order = parent->local ? parent->dyn_order : 0;
 	*newcomm = n->handle;
 	return MPI_SUCCESS;
+}
+
+int michi_inter_make(struct michi_comm *parent, const int *remote, int nremote, int rank,
+		     uint32_t ctx, MPI_Comm local, MPI_Comm *newcomm, const char *fname)
+{
+	return inter_new(parent, remote, nremote, rank, ctx, local, newcomm, fname);
 }
 
 /* Intercomm_create's swap of the ANDed maps: the leaders over peer_comm,
@@ -123,21 +132,30 @@ static int inter_create_ids(struct michi_comm *lc, int lead, int local_leader,
 {
 	static const char fname[] = "MPI_Intercomm_create";
 	struct create_swap x = { lc, lead, local_leader, remote_leader, tag, peer_comm };
-	int mine[2] = { lc->size, (int)lc->ctx }, theirs[2] = { 0, 0 };
-	int nremote = 0, *remote = NULL, err;
+	/* size, context id, and whether a process of another job takes part
+	 * (mpi/dynproc.c): then peer indices mean nothing on the other side,
+	 * and the groups trade their members' addresses instead */
+	int mine[3] = { lc->size, (int)lc->ctx, 0 }, theirs[3] = { 0, 0, 0 };
+	int nremote = 0, *remote = NULL, err, i;
 	uint32_t key;
 
 	/* the leaders swap group sizes, context ids (the lower is the
 	 * agreement's key in both groups) and members over peer_comm */
 	if (lead) {
-		err = PMPI_Sendrecv(mine, 2, MPI_INT, remote_leader, tag, theirs, 2, MPI_INT,
+		struct michi_comm *pc = michi_comm_get(peer_comm);
+
+		for (i = 0; i < lc->size; i++)
+			mine[2] |= lc->peers[i] >= michi_state.size;
+		mine[2] |= pc->peers[remote_leader] >= michi_state.size;
+		err = PMPI_Sendrecv(mine, 3, MPI_INT, remote_leader, tag, theirs, 3, MPI_INT,
 				    remote_leader, tag, peer_comm, MPI_STATUS_IGNORE);
 		nremote = theirs[0];
+		theirs[2] |= mine[2];
 		if (!err && nremote < 1)
 			err = inter_err(lc, fname, MPI_ERR_OTHER, "the remote group is empty");
 		if (!err && !(remote = malloc(sizeof(int) * (size_t)nremote)))
 			err = michi_err_nomem(lc, fname);
-		if (!err)
+		if (!err && !theirs[2])
 			err = PMPI_Sendrecv(lc->peers, lc->size, MPI_INT, remote_leader, tag, remote,
 					    nremote, MPI_INT, remote_leader, tag, peer_comm,
 					    MPI_STATUS_IGNORE);
@@ -146,7 +164,7 @@ static int inter_create_ids(struct michi_comm *lc, int lead, int local_leader,
 			theirs[0] = -1;
 		}
 	}
-	err = PMPI_Bcast(theirs, 2, MPI_INT, local_leader, lc->handle);
+	err = PMPI_Bcast(theirs, 3, MPI_INT, local_leader, lc->handle);
 	nremote = theirs[0];
 	if (err || nremote < 1) {
 		free(remote);
@@ -155,7 +173,11 @@ static int inter_create_ids(struct michi_comm *lc, int lead, int local_leader,
 	}
 	if (!lead && !(remote = malloc(sizeof(int) * (size_t)nremote)))
 		return michi_err_nomem(lc, fname);   /* erroneous from here, as MPICH */
-	err = PMPI_Bcast(remote, nremote, MPI_INT, local_leader, lc->handle);
+	if (theirs[2])
+		err = michi_dyn_members(lc, local_leader, peer_comm, remote_leader, tag, remote,
+					nremote, fname);
+	else
+		err = PMPI_Bcast(remote, nremote, MPI_INT, local_leader, lc->handle);
 	key = (uint32_t)theirs[1] < lc->ctx ? (uint32_t)theirs[1] : lc->ctx;
 	if (!err)
 		err = michi_ctx_agree(lc, (uint64_t)key << 32 | 0xffffffffu, swap_create, &x, ctx);
@@ -276,7 +298,8 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 	if (err)
 		return err;
 	nl = c->local->size;
-	first = mine != theirs ? !mine : c->local->peers[0] < c->peers[0];
+	first = mine != theirs ? !mine :
+		c->dyn_order ? c->dyn_order == 1 : c->local->peers[0] < c->peers[0];
 	world = malloc(sizeof(int) * (size_t)(nl + c->size));
 	if (!world) {
 		michi_ctx_release(ctx);
@@ -385,7 +408,7 @@ int michi_inter_create(const char *fname, struct michi_comm *c, MPI_Group group,
 		       MPI_Comm *newcomm)
 {
 	struct michi_group *g = michi_group_get(group);
-	int nr, nmine, err, *remote = NULL;
+	int nr, nmine, err, *remote = NULL, *pos = NULL, i, j;
 	MPI_Comm local;
 	uint32_t ctx;
 
@@ -396,8 +419,26 @@ int michi_inter_create(const char *fname, struct michi_comm *c, MPI_Group group,
 	err = leaders_swap(c, &nmine, &nr, sizeof(int));
 	if (!err && !(remote = malloc(sizeof(int) * (size_t)(nr ? nr : 1))))
 		err = michi_err_nomem(c, fname);
+	/* the members as ranks of their group, which the other side maps
+	 * to its own peers (peer indices of another job mean nothing there) */
+	if (!err && !(pos = malloc(sizeof(int) * (size_t)(nmine ? nmine : 1))))
+		err = michi_err_nomem(c, fname);
+	for (i = 0; !err && i < nmine; i++) {
+		for (j = 0; j < c->local->size && c->local->peers[j] != g->ranks[i]; j++)
+			;
+		pos[i] = j;
+	}
 	if (!err)
-		err = leaders_swap_v(c, g->ranks, g->size, remote, nr);
+		err = leaders_swap_v(c, pos, nmine, remote, nr);
+	free(pos);
+	for (i = 0; !err && i < nr; i++) {
+		if (remote[i] < 0 || remote[i] >= c->size) {
+			err = inter_err(c, fname, MPI_ERR_GROUP, "the remote group names a process "
+					"outside its group");
+			break;
+		}
+		remote[i] = c->peers[remote[i]];
+	}
 	if (!err)
 		err = inter_ctx(c, &ctx);
 	if (!err)

@@ -346,6 +346,11 @@ struct michi_comm {
 	const struct coll_hosts *hosts;
 	struct coll_hosts *hosts_mem;
 	int hosts_done;
+	/* an intercommunicator to another job (mpi/dynproc.c): which group
+	 * MPI_Intercomm_merge puts first when both pass the same `high`,
+	 * since world ranks of two jobs do not compare: 1 this group, 2 the
+	 * remote one, 0 the one whose leader has the lower world rank */
+	int dyn_order;
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
@@ -369,6 +374,30 @@ int michi_inter_split(const char *fname, struct michi_comm *c, int color, int ke
 		      MPI_Comm *newcomm);
 int michi_inter_create(const char *fname, struct michi_comm *c, MPI_Group group,
 		       MPI_Comm *newcomm);
+/* A new intercommunicator to the peers remote[] (nremote of them) with
+ * context ctx, this process at `rank` of local (its local half, taken
+ * over); on failure ctx and local are given back (mpi/intercomm.c). */
+int michi_inter_make(struct michi_comm *parent, const int *remote, int nremote, int rank,
+		     uint32_t ctx, MPI_Comm local, MPI_Comm *newcomm, const char *fname);
+
+/* ---- dynamic processes (mpi/dynproc.c) ---- */
+/* MPI_Init of a spawned process: connect to the parents (MPI error code). */
+int michi_dyn_init(void);
+/* MPI_Intercomm_create where a process of another job takes part: the
+ * leaders (local_leader of lc, remote_leader of peer_comm) trade every
+ * member's address over peer_comm with tag, and each member of lc fills
+ * remote[nremote] with its peer indices for the other group. */
+int michi_dyn_members(struct michi_comm *lc, int local_leader, MPI_Comm peer_comm,
+		      int remote_leader, int tag, int *remote, int nremote, const char *fname);
+/* comm is being freed: MPI_Comm_get_parent forgets it if it was the parent. */
+void michi_dyn_comm_freed(MPI_Comm comm);
+/* MPI_Finalize: reap the launchers MPI_Comm_spawn started, close ports. */
+void michi_dyn_finalize(void);
+/* The bootstrap's view of this job (mpi/init.c), for dynproc.c. */
+struct michi_job *michi_job_get(void);
+/* Who started this process: 0 no process manager (a singleton), 1 Michi's
+ * mpirun, 2 another one (Hydra, Slurm: they cannot spawn Michi jobs). */
+int michi_launcher_kind(void);
 
 /* The collective view of c (coll/coll.h) with the next sequence number of
  * its collectives: every member calls it once per collective (mpi/coll.c). */
@@ -517,10 +546,17 @@ struct michi_state {
 	int finalized;
 	int thread_level;
 	int rank, size;        /* world */
+	/* peer indices in use: the world's ranks, then processes of other
+	 * jobs (mpi/dynproc.c); arrays indexed by a communicator's peers[]
+	 * need this many entries */
+	int npeers;
 	int tag_ub;
 	int single_host;       /* every rank of the job shares one host */
-	const int *host_of;    /* host index of every world rank */
+	const int *host_of;    /* host index of every world rank (and of
+				* other jobs' processes, mpi/dynproc.c) */
 	const char *host;
+	int universe_size;     /* MPI_UNIVERSE_SIZE: the launcher's slots */
+	int appnum;            /* MPI_APPNUM: this process's MPMD command */
 };
 
 extern struct michi_state michi_state;

@@ -564,6 +564,90 @@ michi_status_t pmi_get(int rank, const char *key, char *val, size_t len)
 	return pmi_copy_val(key, v, val, len);
 }
 
+/* ---- name service (MPI_Publish_name and friends) ----------------------- */
+
+/*
+ * PMI-1's publish_name, unpublish_name and lookup_name, answered by
+ * publish_result, unpublish_result and lookup_result with rc (0: done)
+ * and, for a lookup, port. Michi's mpirun keeps the table; Hydra answers
+ * when it was given a name server. The service name goes percent-encoded
+ * (it may hold spaces). A manager that does not know the commands
+ * answers cmd=error, or nothing: those waits are capped at
+ * pmi_ns_timeout.
+ */
+static double pmi_ns_timeout = 30.0;
+MICHI_TUNABLE(pmi_ns_timeout, "pmi_ns_timeout", MICHI_T_DOUBLE, "30", MICHI_LEVEL_USER,
+	      "seconds MPI_Publish_name and friends wait for the process manager's name service");
+
+static michi_status_t pmi_ns_call(const char *cmd, const char *answer, const char *service,
+				  const char *port, char *out, size_t len)
+{
+	char line[PMI_WIRE_LINE_MAX], svc[3 * 256 + 1];
+	struct pmi_wire_out o;
+	struct pmi_wire_msg m;
+	michi_status_t st;
+	double saved = pmi_timeout;
+	const char *rc, *v;
+
+	if (!pmi.initialized)
+		return michi_err(MICHI_ERR_PMI, "pmi: used before pmi_init");
+	if (pmi.singleton)
+		return michi_err(MICHI_ERR_UNSUPPORTED, "no name service: this process runs "
+				 "without a process manager (a singleton); start it with Michi's "
+				 "mpirun");
+	if (pmi.pmix)
+		return michi_err(MICHI_ERR_UNSUPPORTED, "no name service under PMIx in Michi yet");
+	if (strlen(service) > 255 || pmi_wire_escape(svc, sizeof(svc), service,
+						     strlen(service)) < 0)
+		return michi_err(MICHI_ERR_INVAL, "service name longer than 255 bytes");
+	pmi_wire_begin(&o, line, sizeof(line), cmd);
+	pmi_wire_add(&o, "service", svc);
+	if (port)
+		pmi_wire_add(&o, "port", port);
+	st = pmi_send(&o);
+	if (st < 0)
+		return st;
+	if (pmi_timeout > pmi_ns_timeout)
+		pmi_timeout = pmi_ns_timeout;
+	st = pmi_expect(answer, &m);
+	pmi_timeout = saved;
+	if (st < 0)
+		return michi_err(MICHI_ERR_UNSUPPORTED, "the process manager has no name "
+				 "service (%s)", michi_err_msg());
+	rc = pmi_wire_get(&m, "rc");
+	if (!rc || strcmp(rc, "0") != 0) {
+		char text[256];
+
+		/* Michi's mpirun percent-encodes it */
+		v = pmi_wire_get(&m, "msg");
+		snprintf(text, sizeof(text), "%s", v ? v : "the name service refused");
+		pmi_wire_unescape(text);
+		return michi_err(MICHI_ERR_PMI, "%s", text);
+	}
+	if (out) {
+		v = pmi_wire_get(&m, "port");
+		if (!v)
+			return michi_err(MICHI_ERR_PMI, "the name service answered no port");
+		return pmi_copy_val(service, v, out, len);
+	}
+	return MICHI_OK;
+}
+
+michi_status_t pmi_publish(const char *service, const char *port)
+{
+	return pmi_ns_call("publish_name", "publish_result", service, port, NULL, 0);
+}
+
+michi_status_t pmi_unpublish(const char *service)
+{
+	return pmi_ns_call("unpublish_name", "unpublish_result", service, NULL, NULL, 0);
+}
+
+michi_status_t pmi_lookup(const char *service, char *port, size_t len)
+{
+	return pmi_ns_call("lookup_name", "lookup_result", service, NULL, port, len);
+}
+
 size_t pmi_max_val_len(void)
 {
 	/* the put line must also fit the wire's line limit */

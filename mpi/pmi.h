@@ -35,6 +35,12 @@ michi_status_t pmi_fence_progress(int (*progress)(void));
 michi_status_t pmi_get(int rank, const char *key, char *val, size_t len);
 michi_status_t pmi_abort(int code, const char *msg);  /* asks the manager to end the job */
 michi_status_t pmi_finalize(void);
+/* The process manager's name service (MPI_Publish_name, _Lookup_name,
+ * _Unpublish_name): MICHI_ERR_UNSUPPORTED when it has none, MICHI_ERR_PMI
+ * when it refused (a name already published, or unknown). */
+michi_status_t pmi_publish(const char *service, const char *port);
+michi_status_t pmi_unpublish(const char *service);
+michi_status_t pmi_lookup(const char *service, char *port, size_t len);
 size_t pmi_max_val_len(void);            /* largest value a put may carry */
 size_t pmi_max_key_len(void);            /* longest key a put may carry */
 

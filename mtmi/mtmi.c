@@ -117,6 +117,46 @@ michi_status_t mtmi_finalize(void)
 	return MICHI_OK;
 }
 
+/*
+ * Room for peers up to index n - 1 (processes of other jobs, mpi/dynproc.c):
+ * their frame numbers start at zero like anyone's. Called outside
+ * progress, before the devices can deliver their frames.
+ */
+michi_status_t mtmi_peers_grow(int n)
+{
+	size_t old = (size_t)mtmi_nranks, k = (size_t)n;
+	uint32_t *tx, *rx;
+	uint8_t *dead;
+	void **cur;
+
+	if (n <= mtmi_nranks)
+		return MICHI_OK;
+	if (mtmi_tag)
+		return michi_err(MICHI_ERR_UNSUPPORTED, "mtmi: processes of other jobs (spawn, "
+				 "connect/accept, join) need a byte device; a matching device "
+				 "serves this job");
+	tx = realloc(mtmi_tx_seq, k * sizeof(*tx));
+	if (tx)
+		mtmi_tx_seq = tx;
+	rx = realloc(mtmi_rx_seq, k * sizeof(*rx));
+	if (rx)
+		mtmi_rx_seq = rx;
+	dead = realloc(mtmi_peer_dead, k * sizeof(*dead));
+	if (dead)
+		mtmi_peer_dead = dead;
+	cur = realloc(mtmi_rx_cur, k * sizeof(*cur));
+	if (cur)
+		mtmi_rx_cur = cur;
+	if (!tx || !rx || !dead || !cur)
+		return michi_err(MICHI_ERR_NOMEM, "mtmi: no memory for %d peers", n);
+	memset(tx + old, 0, (k - old) * sizeof(*tx));
+	memset(rx + old, 0, (k - old) * sizeof(*rx));
+	memset(dead + old, 0, (k - old) * sizeof(*dead));
+	memset(cur + old, 0, (k - old) * sizeof(*cur));
+	mtmi_nranks = n;
+	return MICHI_OK;
+}
+
 void mtmi_release(void)
 {
 	if (!mtmi_nranks)

@@ -104,6 +104,9 @@ struct mtmi_msg;
 michi_status_t mtmi_init(struct michi_job *job);
 michi_status_t mtmi_finalize(void);
 void mtmi_release(void);
+/* Room for peer indices up to n - 1 (processes of other jobs joined by
+ * mpi/dynproc.c); MICHI_ERR_UNSUPPORTED over a matching device. */
+michi_status_t mtmi_peers_grow(int n);
 
 /*
  * Start a send of len contiguous bytes to peer. Returns MICHI_OK when the

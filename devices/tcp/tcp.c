@@ -93,6 +93,11 @@ static int tcp_wait_fd(void)
 
 static michi_status_t tcp_init(struct michi_job *job)
 {
+	return tcp_open(job, job->local_size == job->size, 1);
+}
+
+michi_status_t tcp_open(struct michi_job *job, int all_local, int publish)
+{
 	char key[32], card[512];
 	michi_status_t st;
 	int i;
@@ -104,7 +109,7 @@ static michi_status_t tcp_init(struct michi_job *job)
 	tcp.job = job;
 	tcp.rank = job->rank;
 	tcp.size = job->size;
-	tcp.all_local = job->local_size == job->size;
+	tcp.all_local = all_local;
 	tcp.timed.timed_next = tcp.timed.timed_prev = &tcp.timed;
 	tcp.peers = calloc((size_t)job->size, sizeof(*tcp.peers));
 	tcp_fast_fd = malloc((size_t)job->size * sizeof(*tcp_fast_fd));
@@ -129,7 +134,7 @@ static michi_status_t tcp_init(struct michi_job *job)
 	if (st < 0)
 		goto err_close_listener;
 	snprintf(key, sizeof(key), "tcp-%d", tcp.rank);
-	st = job->kvs_put(key, card);
+	st = publish ? job->kvs_put(key, card) : MICHI_OK;
 	if (st < 0) {
 		michi_err(st, "tcp: cannot publish business card %s=%s", key, card);
 		goto err_close_listener;
@@ -249,6 +254,7 @@ static michi_status_t tcp_finalize(void)
 	tcp_conn_reap();
 	close(tcp.listener.fd);
 	close(tcp.epfd);
+	tcp_dyn_free();
 	free(tcp.peers);
 	free(tcp_fast_fd);
 	tcp_fast_fd = NULL;

@@ -198,6 +198,14 @@ struct tcp_peer {
 	double connect_start, retry_at, backoff;
 	int last_errno;
 	char last_addr[64];
+
+	/* a process of another job (MPI_Comm_connect/accept, spawn, join:
+	 * tcp_dyn.c): its job key and its rank there, which its hello
+	 * carries, its card and host name; none for the job's own ranks */
+	int dyn;
+	int dyn_rank;
+	uint8_t dyn_key[16];
+	char *dyn_card, *dyn_host;
 };
 
 /* tcp_state.finalizing: flush first, then refuse new connections */
@@ -266,6 +274,19 @@ michi_status_t tcp_send_queue_copy(struct tcp_peer *p, const struct iovec *iov, 
 void tcp_send_fail_queue(struct tcp_peer *p, michi_status_t st);
 void tcp_lane_flush(struct tcp_peer *p);
 void tcp_split_part_done(struct tcp_split *s, michi_status_t st);
+
+/* tcp_dyn.c: peers of other jobs */
+int tcp_dyn_find(const uint8_t key[16], int rank);
+int tcp_peer_above(int peer);
+int tcp_peer_wire_rank(int peer);
+michi_status_t tcp_dyn_start(struct michi_job *job);
+michi_status_t tcp_dyn_card(char *card, size_t len);
+michi_status_t tcp_dyn_add(int index, const uint8_t key[16], int rank, const char *host,
+			   const char *card);
+void tcp_dyn_free(void);
+/* tcp.c: the device's setup; publish: put the card in the job's
+ * key-value space (MPI_Init), not for a late start (tcp_dyn_start) */
+michi_status_t tcp_open(struct michi_job *job, int all_local, int publish);
 
 /* tcp_recv.c */
 int tcp_recv_event(struct tcp_conn *c);

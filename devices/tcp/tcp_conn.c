@@ -255,13 +255,21 @@ static michi_status_t tcp_peer_card(int peer)
 	int same_host, port = 0;
 	michi_status_t st;
 
-	snprintf(key, sizeof(key), "tcp-%d", peer);
-	st = job->kvs_get(peer, key, card, sizeof(card));
-	if (st < 0)
-		return michi_err(st, "rank %d cannot reach rank %d: no tcp business card (%s)",
-				 tcp.rank, peer, key);
+	if (p->dyn) {
+		/* another job's process: the card came with MPI_Comm_connect's
+		 * exchange (tcp_dyn.c), not from our key-value space */
+		snprintf(card, sizeof(card), "%s", p->dyn_card);
+		same_host = strcmp(p->dyn_host, job->hostname) == 0;
+	} else {
+		snprintf(key, sizeof(key), "tcp-%d", peer);
+		st = job->kvs_get(peer, key, card, sizeof(card));
+		if (st < 0)
+			return michi_err(st, "rank %d cannot reach rank %d: no tcp business card (%s)",
+					 tcp.rank, peer, key);
+		same_host = job->host_of ? job->host_of[peer] == job->host_of[tcp.rank] :
+			    tcp.all_local;
+	}
 	snprintf(orig, sizeof(orig), "%s", card);
-	same_host = job->host_of ? job->host_of[peer] == job->host_of[tcp.rank] : tcp.all_local;
 	p->naddr = 0;
 	for (s = strtok_r(card, ",", &save); s && p->naddr < TCP_MAX_ADDRS;
 	     s = strtok_r(NULL, ",", &save)) {
@@ -478,8 +486,8 @@ static void tcp_conn_reply(struct tcp_conn *c, int status);
  * when both connect at once. */
 static void tcp_lane_in(struct tcp_conn *c, struct tcp_peer *p, int rank)
 {
-	if (!tcp_lane_min || p->state != TCP_PEER_UP || !p->conn || p->lane ||
-	    (p->lane_out && rank > tcp.rank)) {
+	if (!tcp_lane_min || p->state != TCP_PEER_UP || !p->conn || p->lane || p->dyn ||
+	    (p->lane_out && tcp_peer_above((int)(p - tcp.peers)))) {
 		tcp_conn_reject(c, TCP_REPLY_DUPLICATE, "duplicate lane");
 		return;
 	}
@@ -607,8 +615,9 @@ static void tcp_conn_hello_in(struct tcp_conn *c, const struct tcp_hello *h)
 		return;
 	}
 	if (p->out) {
-		/* simultaneous connect: the lower rank's connection wins */
-		if (h->rank > tcp.rank) {
+		/* simultaneous connect: the lower rank's connection wins (for
+		 * another job's process: the lower job key's, tcp_dyn.c) */
+		if (tcp_peer_above(h->rank)) {
 			tcp_conn_reject(c, TCP_REPLY_DUPLICATE, "duplicate");
 			return;
 		}
@@ -628,7 +637,8 @@ static void tcp_conn_reply_in(struct tcp_conn *c)
 
 	memcpy(&r, c->rbuf, sizeof(r));
 	c->rpos = sizeof(r);
-	if (memcmp(r.magic, TCP_HELLO_MAGIC, sizeof(r.magic)) != 0 || r.rank != c->peer) {
+	if (memcmp(r.magic, TCP_HELLO_MAGIC, sizeof(r.magic)) != 0 ||
+	    r.rank != tcp_peer_wire_rank(c->peer)) {
 		michi_warn("tcp: %s is not rank %d of this job (bad handshake reply)", c->name, c->peer);
 		tcp_conn_out_failed(c, EPROTO);
 		return;
@@ -695,8 +705,24 @@ static void tcp_conn_hs_read(struct tcp_conn *c)
 	}
 	c->rlen += (size_t)n;
 	if (!c->outgoing) {
-		int v = tcp_hello_check(c->rbuf, c->rlen, tcp.job->key, tcp.rank, tcp.size, &h,
-					why, sizeof(why));
+		int v, dyn = -1;
+
+		/* another job's key: admitted when MPI_Comm_connect/accept (or
+		 * spawn, join) made its sender our peer (tcp_dyn.c); its rank
+		 * is then its own job's, which we map to our index for it */
+		if (c->rlen >= sizeof(h)) {
+			memcpy(&h, c->rbuf, sizeof(h));
+			if (memcmp(h.key, tcp.job->key, sizeof(h.key)) != 0)
+				dyn = tcp_dyn_find(h.key, h.rank);
+		}
+		if (dyn >= 0) {
+			v = tcp_hello_check(c->rbuf, c->rlen, h.key, -1, h.rank + 1, &h, why,
+					    sizeof(why));
+			h.rank = dyn;
+		} else {
+			v = tcp_hello_check(c->rbuf, c->rlen, tcp.job->key, tcp.rank, tcp.size, &h,
+					    why, sizeof(why));
+		}
 
 		if (v == TCP_REPLY_OK)
 			tcp_conn_hello_in(c, &h);

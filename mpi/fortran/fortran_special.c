@@ -618,21 +618,65 @@ F_EXPORT void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *si
 }
 F_ALIASES(win_shared_query, WIN_SHARED_QUERY)
 
-/* ---- not implemented in C yet ------------------------------------------- */
+/* ---- process creation --------------------------------------------------- */
 
-/* Process creation and user data representations have no C implementation
- * yet (README's status table): these wrappers call the C stubs, which
- * report MPI_ERR_UNSUPPORTED_OPERATION naming the function. When the C
- * calls are implemented, these must convert the argv arrays (CHARACTER*(*)
- * ARGV(*), ended by a blank entry) and the conversion callbacks. */
+/*
+ * Fortran's argument lists are CHARACTER*(*) arrays, each entry len
+ * characters, ended by an entry of blanks; MPI_COMM_SPAWN_MULTIPLE's is
+ * a 2-d ARRAY_OF_ARGV(COUNT, *) in column order, so command i's
+ * argument j is entry i + j * count. f_argv makes the C NULL-terminated
+ * list of strings starting at entry 0 of base with that stride (NULL
+ * with *bad set when out of memory); f_argv_free frees it.
+ */
+static char **f_argv(const char *base, size_t len, size_t stride, int *bad)
+{
+	size_t n = 0, i, k;
+	char **v;
+
+	for (;; n++) {
+		const char *e = base + n * stride * len;
+
+		for (k = 0; k < len && e[k] == ' '; k++)
+			;
+		if (k == len)
+			break;
+	}
+	v = calloc(n + 1, sizeof(char *));
+	if (!v) {
+		*bad = 1;
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		if (!(v[i] = michi_f_str_in(base + i * stride * len, len)))
+			*bad = 1;
+	return v;
+}
+
+static void f_argv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
 F_EXPORT void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info,
 			       MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm,
 			       MPI_Fint *errcodes, MPI_Fint *ierr, size_t command_len, size_t argv_len)
 {
+	char *cmd, **v = NULL;
+	int bad = 0;
+
 	F_IERR_OPTIONAL(ierr);
-	(void)command, (void)argv, (void)maxprocs, (void)info, (void)root, (void)comm;
-	(void)intercomm, (void)errcodes, (void)command_len, (void)argv_len;
-	*ierr = PMPI_Comm_spawn(NULL, NULL, 0, MPI_INFO_NULL, 0, MPI_COMM_NULL, NULL, NULL);
+	cmd = michi_f_str_in(command, command_len);
+	if (argv != &mpiprivc_.argv_null)
+		v = f_argv(argv, argv_len, 1, &bad);
+	if (!cmd || bad)
+		*ierr = michi_f_nomem("MPI_Comm_spawn");
+	else
+		*ierr = PMPI_Comm_spawn(cmd, v, *maxprocs, *info, *root, *comm, intercomm,
+					F_ERRCODES(errcodes));
+	free(cmd);
+	f_argv_free(v);
 }
 F_ALIASES(comm_spawn, COMM_SPAWN)
 
@@ -641,12 +685,40 @@ F_EXPORT void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *commands, char *a
 					MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes,
 					MPI_Fint *ierr, size_t commands_len, size_t argvs_len)
 {
+	int n = *count > 0 ? *count : 0, bad = 0, i;
+	char **cmds = calloc((size_t)n + 1, sizeof(char *));
+	char ***v = argvs == &mpiprivc_.argvs_null ? NULL : calloc((size_t)n + 1, sizeof(char **));
+
 	F_IERR_OPTIONAL(ierr);
-	(void)count, (void)commands, (void)argvs, (void)maxprocs, (void)infos, (void)root;
-	(void)comm, (void)intercomm, (void)errcodes, (void)commands_len, (void)argvs_len;
-	*ierr = PMPI_Comm_spawn_multiple(0, NULL, NULL, NULL, NULL, 0, MPI_COMM_NULL, NULL, NULL);
+	bad = !cmds || (argvs != &mpiprivc_.argvs_null && !v);
+	for (i = 0; !bad && i < n; i++) {
+		if (!(cmds[i] = michi_f_str_in(commands + (size_t)i * commands_len, commands_len)))
+			bad = 1;
+		if (v)
+			v[i] = f_argv(argvs + (size_t)i * argvs_len, argvs_len, (size_t)n, &bad);
+	}
+	if (bad)
+		*ierr = michi_f_nomem("MPI_Comm_spawn_multiple");
+	else
+		*ierr = PMPI_Comm_spawn_multiple(*count, cmds, v, maxprocs, infos, *root, *comm,
+						 intercomm, F_ERRCODES(errcodes));
+	for (i = 0; i < n; i++) {
+		if (cmds)
+			free(cmds[i]);
+		if (v)
+			f_argv_free(v[i]);
+	}
+	free(cmds);
+	free(v);
 }
 F_ALIASES(comm_spawn_multiple, COMM_SPAWN_MULTIPLE)
+
+/* ---- not implemented in C yet ------------------------------------------- */
+
+/* User data representations have no C implementation yet (README's
+ * status table): this wrapper calls the C stub, which reports
+ * MPI_ERR_UNSUPPORTED_OPERATION naming the function. When the C call is
+ * implemented, it must convert the conversion callbacks. */
 
 F_EXPORT void pmpi_register_datarep_(char *datarep, void *read_fn, void *write_fn, void *extent_fn,
 				     MPI_Aint *extra_state, MPI_Fint *ierr, size_t datarep_len)
