@@ -446,7 +446,7 @@ struct michi_request {
 	MPI_Datatype dtype;
 	/* persistent requests keep their arguments */
 	void *buf;
-	int count;
+	MPI_Count count;       /* MPI_Count: the _c forms keep counts above INT_MAX */
 	int rank;              /* dest or source (comm rank) */
 	int tag;
 	void *stage;           /* packed copy of a derived-type buffer (mpi/pt2pt_dt.c) */

@@ -556,7 +556,7 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 
 /* ---- persistent requests -------------------------------------------------------- */
 
-static int persistent_init(const void *buf, int count, MPI_Datatype datatype, int rank, int tag,
+static int persistent_init(const void *buf, MPI_Count count, MPI_Datatype datatype, int rank, int tag,
 			   MPI_Comm comm, MPI_Request *request, int kind, int mode,
 			   const char *fname)
 {
@@ -594,39 +594,75 @@ static int persistent_init(const void *buf, int count, MPI_Datatype datatype, in
 	return MPI_SUCCESS;
 }
 
+/* Each int form and its _c form (MPI_Count) share persistent_init. */
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-		   MPI_Comm comm, MPI_Request *request)
+		MPI_Comm comm, MPI_Request *request)
 {
 	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
 			       MTMI_MODE_STANDARD, "MPI_Send_init");
 }
 
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		MPI_Comm comm, MPI_Request *request)
+{
+	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
+			       MTMI_MODE_STANDARD, "MPI_Send_init_c");
+}
+
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-		    MPI_Comm comm, MPI_Request *request)
+		MPI_Comm comm, MPI_Request *request)
 {
 	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
 			       MTMI_MODE_SYNC, "MPI_Ssend_init");
 }
 
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		MPI_Comm comm, MPI_Request *request)
+{
+	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
+			       MTMI_MODE_SYNC, "MPI_Ssend_init_c");
+}
+
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-		    MPI_Comm comm, MPI_Request *request)
+		MPI_Comm comm, MPI_Request *request)
 {
 	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
 			       MTMI_MODE_READY, "MPI_Rsend_init");
 }
 
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		MPI_Comm comm, MPI_Request *request)
+{
+	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
+			       MTMI_MODE_READY, "MPI_Rsend_init_c");
+}
+
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-		    MPI_Comm comm, MPI_Request *request)
+		MPI_Comm comm, MPI_Request *request)
 {
 	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
 			       MICHI_MODE_BUFFERED, "MPI_Bsend_init");
 }
 
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		MPI_Comm comm, MPI_Request *request)
+{
+	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
+			       MICHI_MODE_BUFFERED, "MPI_Bsend_init_c");
+}
+
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-		   MPI_Comm comm, MPI_Request *request)
+		MPI_Comm comm, MPI_Request *request)
 {
 	return persistent_init(buf, count, datatype, source, tag, comm, request, MICHI_REQ_PRECV,
 			       MTMI_MODE_STANDARD, "MPI_Recv_init");
+}
+
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+		MPI_Comm comm, MPI_Request *request)
+{
+	return persistent_init(buf, count, datatype, source, tag, comm, request, MICHI_REQ_PRECV,
+			       MTMI_MODE_STANDARD, "MPI_Recv_init_c");
 }
 
 int michi_req_start(struct michi_request *r, const char *fname)
