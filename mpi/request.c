@@ -421,6 +421,8 @@ int PMPI_Cancel(MPI_Request *request)
 	 * either outcome) */
 	if (r->m.done || r->kind == MICHI_REQ_DONE || r->kind == MICHI_REQ_PAIR)
 		return MPI_SUCCESS;
+	if (r->kind == MICHI_REQ_PART_SEND && michi_part_cancel(r))
+		return MPI_SUCCESS;
 	st = mtmi_cancel(&r->m);
 	if (st < 0)
 		return michi_mpi_err_status(r->comm, st, "MPI_Cancel");
@@ -443,6 +445,8 @@ static void req_release(struct michi_request *r)
 		michi_dt_stage_drop(r);
 	if (r->kind == MICHI_REQ_PSEND || r->kind == MICHI_REQ_PRECV)
 		michi_dt_release(r->dtype);
+	if (r->kind == MICHI_REQ_PART_SEND || r->kind == MICHI_REQ_PART_RECV)
+		michi_part_free(r);
 	michi_req_free(r);
 }
 
@@ -668,10 +672,13 @@ int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sour
 int michi_req_start(struct michi_request *r, const char *fname)
 {
 	struct michi_comm *c = r->comm;
-	size_t bytes = michi_dt_bytes(r->dtype, r->count);
+	size_t bytes;
 	michi_status_t st;
 	int err;
 
+	if (r->kind == MICHI_REQ_PART_SEND || r->kind == MICHI_REQ_PART_RECV)
+		return michi_part_start(r, fname);
+	bytes = michi_dt_bytes(r->dtype, r->count);
 	if (unlikely(!michi_dt_builtin_valid(r->dtype)) && r->rank != MPI_PROC_NULL &&
 	    !(r->kind == MICHI_REQ_PSEND && r->mode == MICHI_MODE_BUFFERED)) {
 		err = michi_dt_istart(c, r, r->buf, r->count, r->dtype, r->rank, r->tag, r->mode,
