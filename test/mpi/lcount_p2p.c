@@ -217,6 +217,34 @@ int main(int argc, char **argv)
 	MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
 	MPI_Type_free(&vec);
 
+	/* types above 2^31 bytes (no memory behind them): sizes and extents
+	 * through the _c queries, MPI_UNDEFINED through the int ones */
+	{
+		MPI_Count g = (MPI_Count)3 << 30, sz = 0, lb = -1, ext = 0, psz = 0;
+		MPI_Count h = ((MPI_Count)1 << 31) + 1;
+		MPI_Datatype big, big2;
+		int isz = 0;
+
+		MPI_Type_contiguous_c(g, MPI_BYTE, &big);
+		MPI_Type_commit(&big);
+		MPI_Type_size_c(big, &sz);
+		MPI_Type_size(big, &isz);
+		MPI_Type_get_extent_c(big, &lb, &ext);
+		MPI_Pack_size_c(2, big, MPI_COMM_WORLD, &psz);
+		mtest_check(sz == g && ext == g && lb == 0 && isz == MPI_UNDEFINED && psz >= 2 * g,
+			    "contiguous_c(3 GiB): size_c %lld, size %d, lb %lld, extent %lld,"
+			    " pack_size_c(2) %lld", (long long)sz, isz, (long long)lb,
+			    (long long)ext, (long long)psz);
+		MPI_Type_vector_c(h, 1, 2, MPI_CHAR, &big2);
+		MPI_Type_commit(&big2);
+		MPI_Type_size_c(big2, &sz);
+		MPI_Type_get_extent_c(big2, &lb, &ext);
+		mtest_check(sz == h && ext == 2 * h - 1, "vector_c(2^31+1, 1, 2): size %lld extent %lld",
+			    (long long)sz, (long long)ext);
+		MPI_Type_free(&big);
+		MPI_Type_free(&big2);
+	}
+
 	/* Op_create_c: one call with the whole MPI_Count length */
 	MPI_Op_create_c(add_c, 1, &op);
 	fill(a, N, me, 6);
