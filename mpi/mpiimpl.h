@@ -478,6 +478,8 @@ int michi_req_start(struct michi_request *r, const char *fname);
 int michi_part_start(struct michi_request *r, const char *fname);
 void michi_part_free(struct michi_request *r);
 int michi_part_cancel(struct michi_request *r);
+int michi_part_wait_check(struct michi_request *r, const char *fname, const char *arg)
+	__attribute__((cold));
 
 /* ---- errors ------------------------------------------------------------- */
 

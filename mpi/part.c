@@ -432,6 +432,23 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag)
 	return MPI_SUCCESS;
 }
 
+/* MPI_Wait and MPI_Waitall on a partitioned send whose partitions are
+ * not all ready: without MPI_THREAD_MULTIPLE nobody can mark them while
+ * this thread waits, so the wait would never end; an error instead. */
+int michi_part_wait_check(struct michi_request *r, const char *fname, const char *arg)
+{
+	struct michi_part *p = r->part;
+
+	if (r->kind != MICHI_REQ_PART_SEND || !r->active || r->m.done ||
+	    p->nready == p->partitions || p->peer_rank == MPI_PROC_NULL ||
+	    michi_state.thread_level == MPI_THREAD_MULTIPLE)
+		return MPI_SUCCESS;
+	return michi_mpi_err(r->comm, MPI_ERR_REQUEST, fname,
+			     "(%s): partitioned send with %d of its %d partitions marked ready:"
+			     " the wait could never end (MPI_Pready the others first)", arg,
+			     p->nready, p->partitions);
+}
+
 /* MPI_Cancel of an active partitioned request: a send not yet handed to
  * MTMI (partitions missing) ends cancelled here; anything posted goes
  * through mtmi_cancel like other requests (1: done here). */

@@ -35,8 +35,14 @@ static __attribute__((noinline)) int wait_any(MPI_Request *request, MPI_Status *
 		michi_status_empty(status);
 		return MPI_SUCCESS;
 	}
-	if (unlikely(!r->m.done))
+	if (unlikely(!r->m.done)) {
+		int err;
+
+		if (unlikely(r->kind == MICHI_REQ_PART_SEND) &&
+		    (err = michi_part_wait_check(r, "MPI_Wait", "request")))
+			return err;
 		mtmi_wait(&r->m);
+	}
 	return michi_req_finish(r, request, status, "MPI_Wait", 0);
 }
 
@@ -227,8 +233,22 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
 	MICHI_GATE("MPI_Waitall", Waitall, (count, array_of_requests, array_of_statuses));
 	if (ERRCHK && (err = check_array(count, array_of_requests, "MPI_Waitall")))
 		return err;
-	while (sweep_all(count, array_of_requests, array_of_statuses, &nfail, &fc, "MPI_Waitall"))
-		mtmi_idle(&spins);
+	if (sweep_all(count, array_of_requests, array_of_statuses, &nfail, &fc, "MPI_Waitall")) {
+		/* about to wait: a partitioned send that cannot complete fails */
+		for (int i = 0; i < count; i++) {
+			struct michi_request *r = active_req(array_of_requests[i]);
+			char arg[48];
+
+			if (!r || r->kind != MICHI_REQ_PART_SEND)
+				continue;
+			snprintf(arg, sizeof(arg), "array_of_requests[%d]", i);
+			if ((err = michi_part_wait_check(r, "MPI_Waitall", arg)))
+				return err;
+		}
+		while (sweep_all(count, array_of_requests, array_of_statuses, &nfail, &fc,
+				 "MPI_Waitall"))
+			mtmi_idle(&spins);
+	}
 	if (nfail)
 		return in_status_error(fc, "MPI_Waitall", nfail);
 	return MPI_SUCCESS;

@@ -221,6 +221,30 @@ static void errors(void)
 			mtest_check(buf[i] == 100 + i, "error round: buf[%d] = %d", i, buf[i]);
 		MPI_Request_free(&req);
 	}
+	/* waiting on a send whose partitions are not all ready fails (this
+	 * thread is the only one that could mark them) */
+	if (mtest_rank == 0) {
+		MPI_Request two[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+
+		MPI_Psend_init(buf, 4, 2, MPI_INT, 1, 61, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+		MPI_Start(&req);
+		MPI_Pready(2, req);
+		expect_error(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_ERR_REQUEST, "MPI_Wait",
+			     "Wait with 1 of 4 partitions ready");
+		two[1] = req;
+		expect_error(MPI_Waitall(2, two, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST,
+			     "MPI_Waitall", "Waitall with 1 of 4 partitions ready");
+		MPI_Pready_range(0, 1, req);
+		MPI_Pready(3, req);
+		mtest_check(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS,
+			    "Wait once all partitions are ready failed");
+		MPI_Request_free(&req);
+	} else {
+		MPI_Precv_init(buf, 1, 8, MPI_INT, 0, 61, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+		MPI_Start(&req);
+		MPI_Wait(&req, MPI_STATUS_IGNORE);
+		MPI_Request_free(&req);
+	}
 	expect_error(MPI_Precv_init(buf, 2, 4, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD,
 				    MPI_INFO_NULL, &req), MPI_ERR_RANK, "MPI_Precv_init",
 		     "Precv_init(MPI_ANY_SOURCE)");
