@@ -8,9 +8,10 @@
  * receiver polling MPI_Parrived and checking each partition's bytes as
  * soon as it says so, every request restarted ROUNDS times, two requests
  * at once through MPI_Startall/MPI_Waitall, a derived datatype on the
- * sender, and the error checks (partition out of range, MPI_Pready on an
- * inactive request or twice, wildcards in MPI_Precv_init). Every byte is
- * checked; every poll loop is bounded in time.
+ * sender, each rank to itself, and the error checks (partition out of
+ * range, MPI_Pready on an inactive request or twice, wildcards in
+ * MPI_Precv_init, MPI_Wait/MPI_Waitall on a send whose partitions are not
+ * all ready). Every byte is checked; every poll loop is bounded in time.
  */
 #include "mtest.h"
 
@@ -173,6 +174,37 @@ static void two_at_once(void)
 	free(b);
 }
 
+/* Every rank to itself (the self device): 8 send partitions readied in
+ * reverse, 2 receive partitions, 1 MiB, three rounds. */
+static void self_pair(void)
+{
+	enum { T = 1 << 18 };
+	int *a = malloc(T * sizeof(int)), *b = malloc(T * sizeof(int));
+	MPI_Request s, r;
+
+	MPI_Psend_init(a, 8, T / 8, MPI_INT, mtest_rank, 70, MPI_COMM_WORLD, MPI_INFO_NULL, &s);
+	MPI_Precv_init(b, 2, T / 2, MPI_INT, mtest_rank, 70, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
+	for (int round = 0; round < 3; round++) {
+		for (long i = 0; i < T; i++)
+			a[i] = val(round, 70 + mtest_rank, i);
+		memset(b, 0, T * sizeof(int));
+		MPI_Start(&r);
+		MPI_Start(&s);
+		for (int p = 7; p >= 0; p--)
+			MPI_Pready(p, s);
+		MPI_Wait(&s, MPI_STATUS_IGNORE);
+		MPI_Wait(&r, MPI_STATUS_IGNORE);
+		for (long i = 0; i < T; i++)
+			if (!mtest_check(b[i] == val(round, 70 + mtest_rank, i),
+					 "self round %d: [%ld] = %d", round, i, b[i]))
+				break;
+	}
+	MPI_Request_free(&s);
+	MPI_Request_free(&r);
+	free(a);
+	free(b);
+}
+
 static void expect_error(int err, int want, const char *fn, const char *what)
 {
 	char msg[MPI_MAX_ERROR_STRING];
@@ -277,6 +309,7 @@ int main(int argc, char **argv)
 		pair(shapes[s][0], shapes[s][1], 48L * 8192, 30 + s);
 	}
 	two_at_once();
+	self_pair();
 	errors();
 	if (mtest_rank == 1)
 		printf("partitioned: %ld polls saw a round partly arrived\n",
