@@ -13,8 +13,8 @@
  *
  * It needs about 10 GiB of memory on the host: it exits 77 (skip) with
  * the reason when /proc/meminfo's MemAvailable is lower. Measured here:
- * 20 s user and 25 s system time, 166 s wall on a 2-core machine that
- * ran other builds (load average 16).
+ * 20 s user and 25 s system time; wall 115-166 s over shm and 291 s over
+ * tcp loopback on a 2-core machine that ran other builds (load 16).
  */
 #include "mtest.h"
 
