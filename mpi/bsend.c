@@ -12,6 +12,7 @@
 #include "pt2pt.h"
 #include "dtype.h"
 
+#include <limits.h>
 #include <stdint.h>
 
 struct bsend_seg {
@@ -68,7 +69,7 @@ static struct bsend_seg *seg_find(size_t need, struct bsend_seg ***link)
 	}
 }
 
-int michi_bsend_start(struct michi_comm *c, const void *buf, int count, MPI_Datatype dt,
+int michi_bsend_start(struct michi_comm *c, const void *buf, MPI_Count count, MPI_Datatype dt,
 		      int dest, int tag, const char *fname)
 {
 	size_t bytes = michi_dt_packed(dt, count);   /* the wire's packed form */
@@ -85,8 +86,8 @@ int michi_bsend_start(struct michi_comm *c, const void *buf, int count, MPI_Data
 		mtmi_idle(&spins);
 	if (!s)
 		return michi_mpi_err(c, MPI_ERR_BUFFER, fname,
-				     "(count=%d): %zu bytes do not fit in the attached buffer"
-				     " (%zu bytes%s)", count, bytes + MPI_BSEND_OVERHEAD, buf_size,
+				     "(count=%lld): %zu bytes do not fit in the attached buffer"
+				     " (%zu bytes%s)", (long long)count, bytes + MPI_BSEND_OVERHEAD, buf_size,
 				     buf_base ? ", others in use" : ", none attached");
 	r = michi_req_alloc();
 	if (!r)
@@ -113,17 +114,18 @@ int michi_bsend_start(struct michi_comm *c, const void *buf, int count, MPI_Data
 	return MPI_SUCCESS;
 }
 
-int PMPI_Buffer_attach(void *buffer, int size)
+/* The int and MPI_Count forms share these; sizes are MPI_Count inside. */
+static int buffer_attach(void *buffer, MPI_Count size, const char *fname)
 {
-	MICHI_CHECK_INIT("MPI_Buffer_attach");
+	MICHI_CHECK_INIT(fname);
 	if (ERRCHK && size < 0)
-		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Buffer_attach",
-				     "(size=%d): size is negative", size);
+		return michi_mpi_err(NULL, MPI_ERR_ARG, fname, "(size=%lld): size is negative",
+				     (long long)size);
 	if (ERRCHK && !buffer && size > 0)
-		return michi_mpi_err(NULL, MPI_ERR_BUFFER, "MPI_Buffer_attach",
-				     "(buffer=NULL, size=%d): NULL buffer", size);
+		return michi_mpi_err(NULL, MPI_ERR_BUFFER, fname,
+				     "(buffer=NULL, size=%lld): NULL buffer", (long long)size);
 	if (buf_base)
-		return michi_mpi_err(NULL, MPI_ERR_BUFFER, "MPI_Buffer_attach",
+		return michi_mpi_err(NULL, MPI_ERR_BUFFER, fname,
 				     "(buffer=%p): a buffer of %zu bytes is already attached",
 				     buffer, buf_size);
 	buf_base = buffer;
@@ -132,20 +134,53 @@ int PMPI_Buffer_attach(void *buffer, int size)
 	return MPI_SUCCESS;
 }
 
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+	return buffer_attach(buffer, size, "MPI_Buffer_attach");
+}
+
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+	return buffer_attach(buffer, size, "MPI_Buffer_attach_c");
+}
+
+/* Detach blocks until every message in the buffer has been sent. The int
+ * form cannot say the size of a buffer attached by MPI_Buffer_attach_c
+ * above INT_MAX bytes: it fails and leaves the buffer attached, so that
+ * MPI_Buffer_detach_c can still take it back. */
+static int buffer_detach(void *buffer_addr, MPI_Count *size, int int_size, const char *fname)
 {
 	unsigned spins = 0;
 
-	MICHI_CHECK_INIT("MPI_Buffer_detach");
+	MICHI_CHECK_INIT(fname);
 	if (ERRCHK && (!buffer_addr || !size))
-		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Buffer_detach",
-				     "(): output pointer is NULL");
-	/* Detach blocks until every message in the buffer has been sent. */
+		return michi_mpi_err(NULL, MPI_ERR_ARG, fname,
+				     "(%s=NULL): output pointer is NULL",
+				     !buffer_addr ? "buffer_addr" : "size");
+	if (int_size && buf_size > INT_MAX)
+		return michi_mpi_err(NULL, MPI_ERR_BUFFER, fname,
+				     "(size): the attached buffer has %zu bytes, more than an int"
+				     " holds; detach it with MPI_Buffer_detach_c", buf_size);
 	while (segs)
 		mtmi_idle(&spins);
 	*(void **)buffer_addr = buf_base;
-	*size = (int)buf_size;
+	*size = (MPI_Count)buf_size;
 	buf_base = NULL;
 	buf_size = 0;
 	return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+	MPI_Count n = 0;
+	int err = buffer_detach(buffer_addr, size ? &n : NULL, 1, "MPI_Buffer_detach");
+
+	if (!err)
+		*size = (int)n;
+	return err;
+}
+
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+	return buffer_detach(buffer_addr, size, 0, "MPI_Buffer_detach_c");
 }

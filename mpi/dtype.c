@@ -486,8 +486,38 @@ static int vector(const char *fname, MPI_Count count, MPI_Count bl, MPI_Aint str
 				     "(blocklength=%lld): block length is negative", (long long)bl);
 	step = bytes ? stride : stride * (in.ub - in.lb);
 	b_init(&b);
+	/* Blocks that are one piece each make one strided run (or one piece)
+	 * whatever the count: built from the first and the last block (the
+	 * bounds are theirs) instead of block by block, which the _c form's
+	 * counts above 2^31 would make minutes long. The run is the one
+	 * b_put would have grown block by block. */
+	if (count > 2 && step != 0) {
+		b_block(&b, &in, bl, 0);
+		if (!b.nomem && b.n == 1 && b.runs[0].count == 1) {
+			struct michi_dt_run r0 = b.runs[0];
+			MPI_Count bsize = b.size, belem = b.nelem;
+
+			b_block(&b, &in, bl, (count - 1) * step);
+			if (!b.nomem) {
+				b.size += (count - 2) * bsize;
+				b.nelem += (count - 2) * belem;
+				b.n = 1;
+				b.runs[0] = r0;
+				if (step == r0.len) {
+					b.runs[0].len = r0.len * count;
+				} else {
+					b.runs[0].stride = step;
+					b.runs[0].count = count;
+				}
+				goto built;
+			}
+		}
+		free(b.runs);
+		b_init(&b);
+	}
 	for (k = 0; k < count; k++)
 		b_block(&b, &in, bl, k * step);
+built:
 	t = large ? dt_make_c(&b, combiner, 0, 0, 3, 1)
 		  : dt_make(&b, combiner, bytes ? 2 : 3, bytes ? 1 : 0, 1);
 	if (!t)

@@ -457,6 +457,8 @@ enum michi_req_kind {
 	/* persistent kinds last: michi_req_finish keeps them (kind >= PSEND) */
 	MICHI_REQ_PSEND,
 	MICHI_REQ_PRECV,
+	MICHI_REQ_PART_SEND,   /* partitioned (mpi/part.c): r->part holds the rest */
+	MICHI_REQ_PART_RECV,
 	/* generalized (mpi/grequest.c): after the persistent kinds, so the
 	 * paths that only free (kind < PSEND) leave it to its callbacks */
 	MICHI_REQ_GREQ,
@@ -475,10 +477,11 @@ struct michi_request {
 	MPI_Datatype dtype;
 	/* persistent requests keep their arguments */
 	void *buf;
-	int count;
+	MPI_Count count;       /* MPI_Count: the _c forms keep counts above INT_MAX */
 	int rank;              /* dest or source (comm rank) */
 	int tag;
 	void *stage;           /* packed copy of a derived-type buffer (mpi/pt2pt_dt.c) */
+	struct michi_part *part;   /* partitioned requests (mpi/part.c) */
 	struct mtmi_req m;
 };
 
@@ -497,6 +500,15 @@ static inline void michi_req_free(struct michi_request *r)
 
 /* Start a persistent request (MPI_Start). */
 int michi_req_start(struct michi_request *r, const char *fname);
+
+/* Partitioned requests (mpi/part.c): start a round, free what the request
+ * holds (MPI_Request_free), cancel one whose send is not posted yet
+ * (1: done here, 0: cancel it through MTMI). */
+int michi_part_start(struct michi_request *r, const char *fname);
+void michi_part_free(struct michi_request *r);
+int michi_part_cancel(struct michi_request *r);
+int michi_part_wait_check(struct michi_request *r, const char *fname, const char *arg)
+	__attribute__((cold));
 
 /* ---- errors ------------------------------------------------------------- */
 

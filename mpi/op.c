@@ -239,10 +239,12 @@ static const op_fn op_fns[] = {
 	[OT_SHORT_INT] = op_short_int, [OT_LDBL_INT] = op_ldbl_int,
 };
 
-/* A user op (MPI_Op_create): the function and whether it commutes. */
+/* A user op (MPI_Op_create, or MPI_Op_create_c: fn_c set, fn NULL): the
+ * function and whether it commutes. */
 struct michi_op {
 	struct michi_obj h;
 	MPI_User_function *fn;
+	MPI_User_function_c *fn_c;   /* takes an MPI_Count length: one call */
 	int commute;
 	int refs;              /* pending nonblocking reductions using it */
 	int freed;             /* MPI_Op_free came while refs > 0 */
@@ -276,6 +278,14 @@ int michi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_
 		u = user_op(op);
 		if (!u)
 			return MPI_ERR_OP;
+		if (u->fn_c) {
+			MPI_Count n = count;
+			MPI_Datatype d = dt;
+
+			if (in && count > 0)
+				u->fn_c((void *)in, inout, &n, &d);
+			return 0;
+		}
 		while (in && done < count) {
 			int n = count - done > INT_MAX ? INT_MAX : (int)(count - done);
 			MPI_Datatype d = dt;
@@ -379,23 +389,35 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
 	return MPI_SUCCESS;
 }
 
-int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute, MPI_Op *op,
+		     const char *fname)
 {
 	struct michi_op *u;
 
-	MICHI_CHECK_INIT("MPI_Op_create");
-	if (ERRCHK && (!user_fn || !op))
-		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Op_create",
-				     "(user_fn=%p, op=%p): NULL pointer", (void *)user_fn, (void *)op);
+	MICHI_CHECK_INIT(fname);
+	if (ERRCHK && ((!fn && !fn_c) || !op))
+		return michi_mpi_err(NULL, MPI_ERR_ARG, fname, "(%s=NULL): NULL pointer",
+				     !op ? "op" : "user_fn");
 	u = michi_obj_alloc(MICHI_KIND_OP);
 	if (!u)
-		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Op_create", "(): no memory");
-	u->fn = user_fn;
+		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, fname, "(): no memory");
+	u->fn = fn;
+	u->fn_c = fn_c;
 	u->commute = commute != 0;
 	u->refs = 0;
 	u->freed = 0;
 	*op = (MPI_Op)michi_p2h(u);
 	return MPI_SUCCESS;
+}
+
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+	return op_create(user_fn, NULL, commute, op, "MPI_Op_create");
+}
+
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+	return op_create(NULL, user_fn, commute, op, "MPI_Op_create_c");
 }
 
 int PMPI_Op_free(MPI_Op *op)

@@ -779,54 +779,79 @@ int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, 
 
 /* ---- buffered sends ---------------------------------------------------------- */
 
-int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int bsend(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		 MPI_Comm comm, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
 	int err;
 
-	MICHI_CHECK_INIT("MPI_Bsend");
-	if (ERRCHK && (err = michi_check_send(c, comm, buf, count, datatype, dest, tag, "MPI_Bsend")))
+	MICHI_CHECK_INIT(fname);
+	if (ERRCHK && (err = michi_check_send(c, comm, buf, count, datatype, dest, tag, fname)))
 		return err;
 	if (dest == MPI_PROC_NULL)
 		return MPI_SUCCESS;
-	return michi_bsend_start(c, buf, count, datatype, dest, tag, "MPI_Bsend");
+	return michi_bsend_start(c, buf, count, datatype, dest, tag, fname);
 }
 
-int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-		MPI_Comm comm, MPI_Request *request)
+static int ibsend(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		  MPI_Comm comm, MPI_Request *request, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
 	int err;
 
-	MICHI_CHECK_INIT("MPI_Ibsend");
-	if (ERRCHK && (err = michi_check_send(c, comm, buf, count, datatype, dest, tag, "MPI_Ibsend")))
+	MICHI_CHECK_INIT(fname);
+	if (ERRCHK && (err = michi_check_send(c, comm, buf, count, datatype, dest, tag, fname)))
 		return err;
 	if (ERRCHK && unlikely(!request))
-		return michi_err_null(c, "MPI_Ibsend", "request");
+		return michi_err_null(c, fname, "request");
 	if (dest != MPI_PROC_NULL) {
-		err = michi_bsend_start(c, buf, count, datatype, dest, tag, "MPI_Ibsend");
+		err = michi_bsend_start(c, buf, count, datatype, dest, tag, fname);
 		if (err)
 			return err;
 	}
 	/* the data now lives in the attached buffer: the request is complete */
 	return req_done_new(c, dest == MPI_PROC_NULL ? MPI_PROC_NULL : MPI_ANY_SOURCE,
-			    request, "MPI_Ibsend");
+			    request, fname);
+}
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return bsend(buf, count, datatype, dest, tag, comm, "MPI_Bsend");
+}
+
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		 MPI_Comm comm)
+{
+	return bsend(buf, count, datatype, dest, tag, comm, "MPI_Bsend_c");
+}
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+		MPI_Comm comm, MPI_Request *request)
+{
+	return ibsend(buf, count, datatype, dest, tag, comm, request, "MPI_Ibsend");
+}
+
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		  MPI_Comm comm, MPI_Request *request)
+{
+	return ibsend(buf, count, datatype, dest, tag, comm, request, "MPI_Ibsend_c");
 }
 
 /* ---- combined send-receive --------------------------------------------------- */
 
 /* Sendrecv with a derived or pair type: as the nonblocking pair. */
 static __attribute__((noinline)) int
-sendrecv_dt(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-	    void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-	    MPI_Comm comm, MPI_Status *status)
+sendrecv_dt(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+	    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
+	    int recvtag, MPI_Comm comm, MPI_Status *status, const char *fname)
 {
 	MPI_Request rr, sr;
-	int err = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &rr);
+	int err = irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &rr, fname);
 
 	if (err)
 		return err;
-	err = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &sr);
+	err = isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &sr, MTMI_MODE_STANDARD,
+		    fname);
 	if (err) {
 		PMPI_Cancel(&rr);
 		PMPI_Wait(&rr, MPI_STATUS_IGNORE);
@@ -840,25 +865,26 @@ sendrecv_dt(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
 	return PMPI_Wait(&rr, status);
 }
 
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-		  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-		  int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+/* MPI_Sendrecv and MPI_Sendrecv_c; counts are MPI_Count inside. */
+static int sendrecv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+		    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+		    int source, int recvtag, MPI_Comm comm, MPI_Status *status, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
 	struct mtmi_req sm, rm;
 	michi_status_t st;
 	int err;
 
-	MICHI_CHECK_INIT("MPI_Sendrecv");
+	MICHI_CHECK_INIT(fname);
 	if (ERRCHK && (err = michi_check_send(c, comm, sendbuf, sendcount, sendtype, dest,
-					       sendtag, "MPI_Sendrecv")))
+					       sendtag, fname)))
 		return err;
 	if (ERRCHK && (err = michi_check_recv(c, comm, recvbuf, recvcount, recvtype, source,
-					       recvtag, "MPI_Sendrecv")))
+					       recvtag, fname)))
 		return err;
 	if (unlikely(!michi_dt_builtin_valid(sendtype) || !michi_dt_builtin_valid(recvtype)))
 		return sendrecv_dt(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
-				   recvtype, source, recvtag, comm, status);
+				   recvtype, source, recvtag, comm, status, fname);
 	sm.done = rm.done = 1;
 	sm.error = rm.error = 0;
 	sm.on_complete = rm.on_complete = NULL;
@@ -866,7 +892,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 		st = mtmi_irecv(recvbuf, michi_dt_bytes(recvtype, recvcount), recv_peer(c, source),
 				source, recvtag, c->ctx, &rm);
 		if (st < 0)
-			return michi_start_error(c, st, "MPI_Sendrecv");
+			return michi_start_error(c, st, fname);
 	} else {
 		rm.source = MPI_PROC_NULL;
 		rm.tag = MPI_ANY_TAG;
@@ -877,7 +903,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 		st = mtmi_isend(sendbuf, michi_dt_bytes(sendtype, sendcount), c->peers[dest],
 				c->rank, sendtag, c->ctx, MTMI_MODE_STANDARD, &sm);
 		if (st < 0) {
-			err = michi_start_error(c, st, "MPI_Sendrecv");
+			err = michi_start_error(c, st, fname);
 			if (source != MPI_PROC_NULL) {
 				mtmi_cancel(&rm);
 				mtmi_wait(&rm);
@@ -892,31 +918,73 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 	if (status != MPI_STATUS_IGNORE)
 		michi_status_set(status, rm.source, rm.tag, rm.count, 0);
 	if (unlikely(sm.error))
-		return michi_mtmi_error(c, &sm, "MPI_Sendrecv");
+		return michi_mtmi_error(c, &sm, fname);
 	if (unlikely(rm.error))
-		return michi_mtmi_error(c, &rm, "MPI_Sendrecv");
+		return michi_mtmi_error(c, &rm, fname);
 	return MPI_SUCCESS;
 }
 
-static __attribute__((noinline)) int
-sendrecv_replace_dt(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+		  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+		  int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+	return sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+			source, recvtag, comm, status, "MPI_Sendrecv");
+}
+
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+		    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
 		    int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-	size_t bytes = michi_dt_packed(datatype, count);
-	char *tmp = malloc(2 * bytes + 1);
+	return sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+			source, recvtag, comm, status, "MPI_Sendrecv_c");
+}
+
+/* The message received goes to a scratch buffer while the send reads
+ * buf; it is copied back once both are done. A derived type's data
+ * travels packed: packed out, and unpacked back. */
+static int sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+			    int sendtag, int source, int recvtag, MPI_Comm comm,
+			    MPI_Status *status, const char *fname)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	int packed = !michi_dt_builtin_valid(datatype);
 	MPI_Status st;
+	size_t bytes;
+	char *tmp;
 	int err;
 
+	MICHI_CHECK_INIT(fname);
+	if (ERRCHK && (err = michi_check_send(c, comm, buf, count, datatype, dest, sendtag,
+					       fname)))
+		return err;
+	if (ERRCHK && (err = michi_check_recv(c, comm, buf, count, datatype, source, recvtag,
+					       fname)))
+		return err;
+	bytes = packed ? michi_dt_packed(datatype, count) : michi_dt_bytes(datatype, count);
+	tmp = malloc(packed ? 2 * bytes + 1 : bytes ? bytes : 1);
 	if (!tmp)
-		return michi_mpi_err(michi_comm_get(comm), MPI_ERR_NO_MEM, "MPI_Sendrecv_replace",
-				     "(count=%d): cannot allocate %zu bytes of scratch space",
-				     count, 2 * bytes);
-	michi_dt_pack(buf, count, datatype, tmp, bytes);
-	err = PMPI_Sendrecv(tmp, (int)bytes, MPI_BYTE, dest, sendtag, tmp + bytes, (int)bytes,
-			    MPI_BYTE, source, recvtag, comm, &st);
+		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname,
+				     "(count=%lld): cannot allocate %zu bytes of scratch space",
+				     (long long)count, packed ? 2 * bytes : bytes);
+	if (packed) {
+		michi_dt_pack(buf, count, datatype, tmp, bytes);
+		err = sendrecv(tmp, (MPI_Count)bytes, MPI_BYTE, dest, sendtag, tmp + bytes,
+			       (MPI_Count)bytes, MPI_BYTE, source, recvtag, comm, &st, fname);
+	} else {
+		err = sendrecv(buf, count, datatype, dest, sendtag, tmp, count, datatype, source,
+			       recvtag, comm, &st, fname);
+	}
+	/* only what arrived replaces the buffer (nothing from PROC_NULL) */
 	if (source != MPI_PROC_NULL &&
-	    (err == MPI_SUCCESS || (err & 0x3ff) == MPI_ERR_TRUNCATE))
-		michi_dt_unpack(tmp + bytes, (size_t)michi_status_bytes(&st), buf, count, datatype);
+	    (err == MPI_SUCCESS || (err & 0x3ff) == MPI_ERR_TRUNCATE)) {
+		size_t got = (size_t)michi_status_bytes(&st);
+
+		if (packed)
+			michi_dt_unpack(tmp + bytes, got, buf, count, datatype);
+		else
+			memcpy(buf, tmp, got < bytes ? got : bytes);
+	}
 	free(tmp);
 	if (status != MPI_STATUS_IGNORE)
 		*status = st;
@@ -926,44 +994,16 @@ sendrecv_replace_dt(void *buf, int count, MPI_Datatype datatype, int dest, int s
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
 			  int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-	struct michi_comm *c = michi_comm_get(comm);
-	MPI_Status st;
-	size_t bytes;
-	void *tmp;
-	int err;
+	return sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status,
+				"MPI_Sendrecv_replace");
+}
 
-	MICHI_CHECK_INIT("MPI_Sendrecv_replace");
-	if (ERRCHK && (err = michi_check_send(c, comm, buf, count, datatype, dest, sendtag,
-					       "MPI_Sendrecv_replace")))
-		return err;
-	if (ERRCHK && (err = michi_check_recv(c, comm, buf, count, datatype, source, recvtag,
-					       "MPI_Sendrecv_replace")))
-		return err;
-	/* The message received goes to a scratch buffer while the send reads
-	 * buf; it is copied back once both are done. A derived type's data
-	 * travels packed: packed out, and unpacked back. */
-	if (unlikely(!michi_dt_builtin_valid(datatype)))
-		return sendrecv_replace_dt(buf, count, datatype, dest, sendtag, source, recvtag,
-					   comm, status);
-	bytes = michi_dt_bytes(datatype, count);
-	tmp = malloc(bytes ? bytes : 1);
-	if (!tmp)
-		return michi_mpi_err(c, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace",
-				     "(count=%d): cannot allocate %zu bytes of scratch space",
-				     count, bytes);
-	err = PMPI_Sendrecv(buf, count, datatype, dest, sendtag, tmp, count, datatype, source,
-			    recvtag, comm, &st);
-	/* only what arrived replaces the buffer (nothing from PROC_NULL) */
-	if (source != MPI_PROC_NULL &&
-	    (err == MPI_SUCCESS || (err & 0x3ff) == MPI_ERR_TRUNCATE)) {
-		MPI_Count got = michi_status_bytes(&st);
-
-		memcpy(buf, tmp, (size_t)got < bytes ? (size_t)got : bytes);
-	}
-	free(tmp);
-	if (status != MPI_STATUS_IGNORE)
-		*status = st;
-	return err;
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+			    int sendtag, int source, int recvtag, MPI_Comm comm,
+			    MPI_Status *status)
+{
+	return sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status,
+				"MPI_Sendrecv_replace_c");
 }
 
 /* ---- probe ------------------------------------------------------------------- */
@@ -1074,7 +1114,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
  * into a staging buffer, unpacked at completion (MPI_Mrecv: r is NULL and
  * m on its stack, so it unpacks once it waited; see PMPI_Mrecv).
  */
-static int imrecv_dt(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+static int imrecv_dt(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *message,
 		     struct michi_message *mm, struct michi_request *r, struct mtmi_req *m,
 		     const char *fname)
 {
@@ -1115,7 +1155,7 @@ static int imrecv_dt(void *buf, int count, MPI_Datatype dt, MPI_Message *message
 	return MPI_SUCCESS;
 }
 
-static int imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+static int imrecv(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
 		  struct michi_request *r, struct mtmi_req *m, struct michi_comm **cp,
 		  const char *fname)
 {
@@ -1160,15 +1200,15 @@ static int imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *mess
 	return MPI_SUCCESS;
 }
 
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-	       MPI_Status *status)
+static int mrecv(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+		 MPI_Status *status, const char *fname)
 {
 	struct michi_comm *c;
 	struct mtmi_req m;
 	int err;
 
-	MICHI_CHECK_INIT("MPI_Mrecv");
-	err = imrecv(buf, count, datatype, message, NULL, &m, &c, "MPI_Mrecv");
+	MICHI_CHECK_INIT(fname);
+	err = imrecv(buf, count, datatype, message, NULL, &m, &c, fname);
 	if (err)
 		return err;
 	if (!m.done)
@@ -1176,25 +1216,37 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 	if (status != MPI_STATUS_IGNORE)
 		michi_status_set(status, m.source, m.tag, m.count, 0);
 	if (m.error)
-		return michi_mtmi_error(c, &m, "MPI_Mrecv");
+		return michi_mtmi_error(c, &m, fname);
 	return MPI_SUCCESS;
 }
 
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-		MPI_Request *request)
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+	       MPI_Status *status)
+{
+	return mrecv(buf, count, datatype, message, status, "MPI_Mrecv");
+}
+
+int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+		 MPI_Status *status)
+{
+	return mrecv(buf, count, datatype, message, status, "MPI_Mrecv_c");
+}
+
+static int imrecv_req(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+		      MPI_Request *request, const char *fname)
 {
 	struct michi_request *r;
 	struct michi_comm *c;
 	int err;
 
-	MICHI_CHECK_INIT("MPI_Imrecv");
+	MICHI_CHECK_INIT(fname);
 	if (ERRCHK && !request)
-		return michi_err_null(NULL, "MPI_Imrecv", "request");
+		return michi_err_null(NULL, fname, "request");
 	r = michi_req_alloc();
 	if (!r)
-		return michi_err_nomem(NULL, "MPI_Imrecv");
+		return michi_err_nomem(NULL, fname);
 	r->kind = MICHI_REQ_RECV;
-	err = imrecv(buf, count, datatype, message, r, &r->m, &c, "MPI_Imrecv");
+	err = imrecv(buf, count, datatype, message, r, &r->m, &c, fname);
 	if (err) {
 		michi_req_free(r);
 		return err;
@@ -1202,4 +1254,16 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
 	r->comm = c;
 	*request = (MPI_Request)michi_p2h(r);
 	return MPI_SUCCESS;
+}
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+		MPI_Request *request)
+{
+	return imrecv_req(buf, count, datatype, message, request, "MPI_Imrecv");
+}
+
+int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+		  MPI_Request *request)
+{
+	return imrecv_req(buf, count, datatype, message, request, "MPI_Imrecv_c");
 }

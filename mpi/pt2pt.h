@@ -178,7 +178,7 @@ static inline void michi_req_done_now(struct michi_request *r, int source, int t
 }
 
 /* Buffered send (mpi/bsend.c): copies and starts the send. */
-int michi_bsend_start(struct michi_comm *c, const void *buf, int count, MPI_Datatype dt,
+int michi_bsend_start(struct michi_comm *c, const void *buf, MPI_Count count, MPI_Datatype dt,
 		      int dest, int tag, const char *fname);
 
 #endif

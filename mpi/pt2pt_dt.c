@@ -313,7 +313,7 @@ int michi_dt_istart(struct michi_comm *c, struct michi_request *r, void *buf, MP
 	r->m.on_complete = NULL;
 	if (s.tmp) {
 		r->buf = buf;
-		r->count = (int)count;
+		r->count = count;
 		r->dtype = dt;
 		michi_dt_hold(dt);
 		r->m.on_complete = send ? staged_send_done : staged_recv_done;

@@ -35,8 +35,14 @@ static __attribute__((noinline)) int wait_any(MPI_Request *request, MPI_Status *
 		michi_status_empty(status);
 		return MPI_SUCCESS;
 	}
-	if (unlikely(!r->m.done))
+	if (unlikely(!r->m.done)) {
+		int err;
+
+		if (unlikely(r->kind == MICHI_REQ_PART_SEND) &&
+		    (err = michi_part_wait_check(r, "MPI_Wait", "request")))
+			return err;
 		mtmi_wait(&r->m);
+	}
 	return michi_req_finish(r, request, status, "MPI_Wait", 0);
 }
 
@@ -227,8 +233,22 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
 	MICHI_GATE("MPI_Waitall", Waitall, (count, array_of_requests, array_of_statuses));
 	if (ERRCHK && (err = check_array(count, array_of_requests, "MPI_Waitall")))
 		return err;
-	while (sweep_all(count, array_of_requests, array_of_statuses, &nfail, &fc, "MPI_Waitall"))
-		mtmi_idle(&spins);
+	if (sweep_all(count, array_of_requests, array_of_statuses, &nfail, &fc, "MPI_Waitall")) {
+		/* about to wait: a partitioned send that cannot complete fails */
+		for (int i = 0; i < count; i++) {
+			struct michi_request *r = active_req(array_of_requests[i]);
+			char arg[48];
+
+			if (!r || r->kind != MICHI_REQ_PART_SEND)
+				continue;
+			snprintf(arg, sizeof(arg), "array_of_requests[%d]", i);
+			if ((err = michi_part_wait_check(r, "MPI_Waitall", arg)))
+				return err;
+		}
+		while (sweep_all(count, array_of_requests, array_of_statuses, &nfail, &fc,
+				 "MPI_Waitall"))
+			mtmi_idle(&spins);
+	}
 	if (nfail)
 		return in_status_error(fc, "MPI_Waitall", nfail);
 	return MPI_SUCCESS;
@@ -421,6 +441,8 @@ int PMPI_Cancel(MPI_Request *request)
 	 * either outcome) */
 	if (r->m.done || r->kind == MICHI_REQ_DONE || r->kind == MICHI_REQ_PAIR)
 		return MPI_SUCCESS;
+	if (r->kind == MICHI_REQ_PART_SEND && michi_part_cancel(r))
+		return MPI_SUCCESS;
 	st = mtmi_cancel(&r->m);
 	if (st < 0)
 		return michi_mpi_err_status(r->comm, st, "MPI_Cancel");
@@ -443,6 +465,8 @@ static void req_release(struct michi_request *r)
 		michi_dt_stage_drop(r);
 	if (r->kind == MICHI_REQ_PSEND || r->kind == MICHI_REQ_PRECV)
 		michi_dt_release(r->dtype);
+	if (r->kind == MICHI_REQ_PART_SEND || r->kind == MICHI_REQ_PART_RECV)
+		michi_part_free(r);
 	michi_req_free(r);
 }
 
@@ -556,7 +580,7 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 
 /* ---- persistent requests -------------------------------------------------------- */
 
-static int persistent_init(const void *buf, int count, MPI_Datatype datatype, int rank, int tag,
+static int persistent_init(const void *buf, MPI_Count count, MPI_Datatype datatype, int rank, int tag,
 			   MPI_Comm comm, MPI_Request *request, int kind, int mode,
 			   const char *fname)
 {
@@ -594,48 +618,87 @@ static int persistent_init(const void *buf, int count, MPI_Datatype datatype, in
 	return MPI_SUCCESS;
 }
 
+/* Each int form and its _c form (MPI_Count) share persistent_init. */
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-		   MPI_Comm comm, MPI_Request *request)
+		MPI_Comm comm, MPI_Request *request)
 {
 	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
 			       MTMI_MODE_STANDARD, "MPI_Send_init");
 }
 
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		MPI_Comm comm, MPI_Request *request)
+{
+	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
+			       MTMI_MODE_STANDARD, "MPI_Send_init_c");
+}
+
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-		    MPI_Comm comm, MPI_Request *request)
+		MPI_Comm comm, MPI_Request *request)
 {
 	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
 			       MTMI_MODE_SYNC, "MPI_Ssend_init");
 }
 
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		MPI_Comm comm, MPI_Request *request)
+{
+	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
+			       MTMI_MODE_SYNC, "MPI_Ssend_init_c");
+}
+
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-		    MPI_Comm comm, MPI_Request *request)
+		MPI_Comm comm, MPI_Request *request)
 {
 	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
 			       MTMI_MODE_READY, "MPI_Rsend_init");
 }
 
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		MPI_Comm comm, MPI_Request *request)
+{
+	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
+			       MTMI_MODE_READY, "MPI_Rsend_init_c");
+}
+
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-		    MPI_Comm comm, MPI_Request *request)
+		MPI_Comm comm, MPI_Request *request)
 {
 	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
 			       MICHI_MODE_BUFFERED, "MPI_Bsend_init");
 }
 
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		MPI_Comm comm, MPI_Request *request)
+{
+	return persistent_init(buf, count, datatype, dest, tag, comm, request, MICHI_REQ_PSEND,
+			       MICHI_MODE_BUFFERED, "MPI_Bsend_init_c");
+}
+
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-		   MPI_Comm comm, MPI_Request *request)
+		MPI_Comm comm, MPI_Request *request)
 {
 	return persistent_init(buf, count, datatype, source, tag, comm, request, MICHI_REQ_PRECV,
 			       MTMI_MODE_STANDARD, "MPI_Recv_init");
 }
 
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+		MPI_Comm comm, MPI_Request *request)
+{
+	return persistent_init(buf, count, datatype, source, tag, comm, request, MICHI_REQ_PRECV,
+			       MTMI_MODE_STANDARD, "MPI_Recv_init_c");
+}
+
 int michi_req_start(struct michi_request *r, const char *fname)
 {
 	struct michi_comm *c = r->comm;
-	size_t bytes = michi_dt_bytes(r->dtype, r->count);
+	size_t bytes;
 	michi_status_t st;
 	int err;
 
+	if (r->kind == MICHI_REQ_PART_SEND || r->kind == MICHI_REQ_PART_RECV)
+		return michi_part_start(r, fname);
+	bytes = michi_dt_bytes(r->dtype, r->count);
 	if (unlikely(!michi_dt_builtin_valid(r->dtype)) && r->rank != MPI_PROC_NULL &&
 	    !(r->kind == MICHI_REQ_PSEND && r->mode == MICHI_MODE_BUFFERED)) {
 		err = michi_dt_istart(c, r, r->buf, r->count, r->dtype, r->rank, r->tag, r->mode,
