@@ -412,7 +412,7 @@ int PMPI_Cancel(MPI_Request *request)
 				     (unsigned)*request);
 	if (r->kind == MICHI_REQ_GREQ)
 		return michi_greq_cancel(r);
-	if (r->kind == MICHI_REQ_COLL)
+	if (r->kind == MICHI_REQ_COLL || r->kind == MICHI_REQ_PCOLL)
 		return michi_mpi_err(r->comm, MPI_ERR_REQUEST, "MPI_Cancel",
 				     "(request=0x%x): a nonblocking collective cannot be cancelled "
 				     "(MPI-3.1 5.12)", (unsigned)*request);
@@ -443,6 +443,8 @@ static void req_release(struct michi_request *r)
 		michi_dt_stage_drop(r);
 	if (r->kind == MICHI_REQ_PSEND || r->kind == MICHI_REQ_PRECV)
 		michi_dt_release(r->dtype);
+	if (r->kind == MICHI_REQ_PCOLL)
+		michi_pcoll_free(r);
 	michi_req_free(r);
 }
 
@@ -632,10 +634,13 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
 int michi_req_start(struct michi_request *r, const char *fname)
 {
 	struct michi_comm *c = r->comm;
-	size_t bytes = michi_dt_bytes(r->dtype, r->count);
+	size_t bytes;
 	michi_status_t st;
 	int err;
 
+	if (r->kind == MICHI_REQ_PCOLL)
+		return michi_pcoll_start(r, fname);
+	bytes = michi_dt_bytes(r->dtype, r->count);
 	if (unlikely(!michi_dt_builtin_valid(r->dtype)) && r->rank != MPI_PROC_NULL &&
 	    !(r->kind == MICHI_REQ_PSEND && r->mode == MICHI_MODE_BUFFERED)) {
 		err = michi_dt_istart(c, r, r->buf, r->count, r->dtype, r->rank, r->tag, r->mode,
