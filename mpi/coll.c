@@ -286,8 +286,10 @@ void michi_pcoll_free(struct michi_request *r)
 
 /* The end of every collective call: run the schedule (blocking), start
  * it behind a request (nonblocking), or keep it in one (persistent). */
-static int coll_go(struct michi_comm *c, struct coll_sched *s, MPI_Request *request, int nb,
-		   const char *fname)
+static inline __attribute__((always_inline)) int coll_go(struct michi_comm *c,
+							struct coll_sched *s,
+							MPI_Request *request, int nb,
+							const char *fname)
 {
 	if (nb == COLL_PERSIST)
 		return coll_persist(c, s, request, fname);
@@ -480,6 +482,22 @@ static inline MPI_Count v_count(const struct coll_v *v, int i)
 /* A v form's arrays as coll_v, from an int form (wide 0) or a _c one. */
 #define COLL_V(cs, ds, wide) { (cs), (ds), (wide), (wide) }
 
+static int coll_check_v_wide(struct michi_comm *c, const char *fname, const char *arg,
+			     const void *buf, const MPI_Count *counts, MPI_Datatype dt)
+{
+	int i, err;
+
+	for (i = 0; i < c->size; i++) {
+		if (unlikely(counts[i] < 0))
+			return michi_mpi_err(c, MPI_ERR_COUNT, fname,
+					     "(%scounts[%d]=%lld): negative count", arg, i,
+					     (long long)counts[i]);
+		if ((err = coll_check_buf(c, fname, arg, buf, counts[i], dt)))
+			return err;
+	}
+	return MPI_SUCCESS;
+}
+
 /* counts/displs arrays of a v collective: present, counts non-negative */
 static int coll_check_v(struct michi_comm *c, const char *fname, const char *arg,
 			const void *buf, const struct coll_v *v, MPI_Datatype dt)
@@ -491,13 +509,15 @@ static int coll_check_v(struct michi_comm *c, const char *fname, const char *arg
 	if (unlikely(!v->displs))
 		return michi_mpi_err(c, MPI_ERR_ARG, fname,
 				     "(displs=NULL): NULL pointer for the %s side", arg);
+	/* the width outside the loop: the int forms check as before */
+	if (v->wide_counts)
+		return coll_check_v_wide(c, fname, arg, buf, v->counts, dt);
 	for (i = 0; i < c->size; i++) {
-		MPI_Count n = v_count(v, i);
+		int n = ((const int *)v->counts)[i];
 
 		if (unlikely(n < 0))
 			return michi_mpi_err(c, MPI_ERR_COUNT, fname,
-					     "(%scounts[%d]=%lld): negative count", arg, i,
-					     (long long)n);
+					     "(%scounts[%d]=%d): negative count", arg, i, n);
 		if ((err = coll_check_buf(c, fname, arg, buf, n, dt)))
 			return err;
 	}
@@ -1651,7 +1671,7 @@ static int alltoallw_common(const void *sendbuf, const struct coll_v *sv,
 		sv = rv;
 		stypes = rtypes;
 	}
-	if (!(pk = unstage_new(s, n, 1)) || !(u = unstage_new(s, n, 0)))
+	if (!(u = unstage_new(s, n, 0)))
 		goto go;
 	for (i = 0; i < n; i++) {
 		MPI_Datatype st = stypes[i], rt = rtypes[i];
@@ -1665,7 +1685,10 @@ static int alltoallw_common(const void *sendbuf, const struct coll_v *sv,
 		if (!coll_contig(st) && sc) {
 			char *p = coll_sched_tmp(s, lens[i]);
 
-			if (!p || unstage_add(s, pk, ptrs[i], p, sc, st))
+			/* the packing step, made at the first such block, comes
+			 * before the algorithm's steps */
+			if (!p || (!pk && !(pk = unstage_new(s, n, 1))) ||
+			    unstage_add(s, pk, ptrs[i], p, sc, st))
 				goto go;
 			ptrs[i] = p;
 		}
@@ -1746,8 +1769,8 @@ static int nbr_check(struct michi_comm *c, const char *fname, const char *arg,
 /* Address and bytes of block i, packed into scratch when the schedule
  * starts (send, into pk) or unpacked at the end (receive, into u) when
  * its type is not contiguous. */
-static int nbr_block(struct coll_sched *s, const struct nbr_side *sd, int i, struct unstage *pk,
-		     struct unstage *u, char **p, size_t *len)
+static int nbr_block(struct coll_sched *s, const struct nbr_side *sd, int i, int n,
+		     struct unstage **pk, struct unstage *u, char **p, size_t *len)
 {
 	int k = sd->same ? 0 : i;
 	const struct coll_v *v = sd->v.counts ? &sd->v : NULL;
@@ -1762,7 +1785,9 @@ static int nbr_block(struct coll_sched *s, const struct nbr_side *sd, int i, str
 		return 0;
 	if (!(*p = coll_sched_tmp(s, *len)))
 		return -1;
-	return unstage_add(s, u ? u : pk, b, *p, cnt, dt);
+	if (!u && !*pk && !(*pk = unstage_new(s, n, 1)))   /* first: before the algorithm */
+		return -1;
+	return unstage_add(s, u ? u : *pk, b, *p, cnt, dt);
 }
 
 static int neighbor_common(MPI_Comm comm, const struct nbr_side *snd, const struct nbr_side *rcv,
@@ -1770,7 +1795,7 @@ static int neighbor_common(MPI_Comm comm, const struct nbr_side *snd, const stru
 {
 	struct michi_comm *c = michi_comm_get(comm);
 	int nin, nout, cart, i, err;
-	struct unstage *u, *pk;
+	struct unstage *u, *pk = NULL;
 	struct coll_sched *s;
 	size_t *lens;
 	char **ptrs;
@@ -1791,18 +1816,18 @@ static int neighbor_common(MPI_Comm comm, const struct nbr_side *snd, const stru
 		return michi_err_nomem(c, fname);
 	if (!(in = coll_sched_tmp(s, (size_t)(nin + nout + 1) * sizeof(int))) ||
 	    !(lens = coll_sched_tmp(s, (size_t)(nin + nout + 1) * (sizeof(size_t) + sizeof(char *)))) ||
-	    !(pk = unstage_new(s, nout, 1)) || !(u = unstage_new(s, nin, 0)))
+	    !(u = unstage_new(s, nin, 0)))
 		goto go;
 	out = in + nin;
 	ptrs = (char **)(lens + nin + nout + 1);
 	michi_topo_neighbors(c, &nin, &nout, in, out);
 	/* MPI_PROC_NULL neighbours move nothing: their blocks stay as they are */
 	for (i = 0; i < nin; i++)
-		if (in[i] != MPI_PROC_NULL && nbr_block(s, rcv, i, NULL, u, &ptrs[i], &lens[i]))
+		if (in[i] != MPI_PROC_NULL && nbr_block(s, rcv, i, nin, NULL, u, &ptrs[i], &lens[i]))
 			goto go;
 	for (i = 0; i < nout; i++)
 		if (out[i] != MPI_PROC_NULL &&
-		    nbr_block(s, snd, i, pk, NULL, &ptrs[nin + i], &lens[nin + i]))
+		    nbr_block(s, snd, i, nout, &pk, NULL, &ptrs[nin + i], &lens[nin + i]))
 			goto go;
 	if (!coll_build_neighbor(s, nin, in, ptrs, lens, nout, out,
 				 (const char *const *)ptrs + nin, lens + nin, cart))
