@@ -9,7 +9,9 @@
  * pack again at every start), neighbourhood forms on a ring, and rooted,
  * all-to-all and reduction forms on an intercommunicator. Then Startall
  * of several persistent collectives at once, MPI_Wait on an inactive
- * one, and MPI_Request_free of inactive ones.
+ * one, and MPI_Request_free of inactive ones; errors: a bad info object,
+ * a negative large count, MPI_Cancel and a second MPI_Start of an active
+ * persistent collective.
  */
 #include "mtest.h"
 
@@ -845,6 +847,45 @@ static void t_startall(void)
 	}
 }
 
+/* ---- errors: a clear class, the request untouched ------------------------------- */
+
+static void t_errors(void)
+{
+	int buf[2] = { 0, 0 }, err, cls;
+	MPI_Count neg = -1;
+	MPI_Request req = MPI_REQUEST_NULL;
+	MPI_Info bad = (MPI_Info)0x7fff1234;   /* no info object has this handle */
+
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	err = MPI_Bcast_init(buf, 2, MPI_INT, 0, MPI_COMM_WORLD, bad, &req);
+	MPI_Error_class(err, &cls);
+	mtest_check(cls == MPI_ERR_INFO, "Bcast_init with a bad info: class %d, expected "
+		    "MPI_ERR_INFO", cls);
+	mtest_check(req == MPI_REQUEST_NULL, "Bcast_init failed but set the request");
+	err = MPI_Bcast_c(buf, neg, MPI_INT, 0, MPI_COMM_WORLD);
+	MPI_Error_class(err, &cls);
+	mtest_check(cls == MPI_ERR_COUNT, "Bcast_c(count=-1): class %d, expected MPI_ERR_COUNT",
+		    cls);
+	err = MPI_Allreduce_init(buf, buf + 1, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+				 MPI_INFO_NULL, NULL);
+	mtest_check(err != MPI_SUCCESS, "Allreduce_init with request NULL succeeded");
+	/* a persistent collective cannot be cancelled; it still completes */
+	MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+	MPI_Start(&req);
+	err = MPI_Cancel(&req);
+	MPI_Error_class(err, &cls);
+	mtest_check(cls == MPI_ERR_REQUEST, "Cancel of a persistent collective: class %d, "
+		    "expected MPI_ERR_REQUEST", cls);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	/* started twice: the second start is refused */
+	MPI_Start(&req);
+	err = MPI_Start(&req);
+	mtest_check(err != MPI_SUCCESS, "MPI_Start of an active persistent collective succeeded");
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	MPI_Request_free(&req);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv)
 {
 	int m;
@@ -867,6 +908,7 @@ int main(int argc, char **argv)
 		t_inter(m);
 	}
 	t_startall();
+	t_errors();
 	MPI_Info_free(&some_info);
 	return mtest_finalize();
 }
