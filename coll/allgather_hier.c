@@ -10,24 +10,23 @@
 #include "schedule.h"
 
 int coll_build_allgather_hier(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-			      const int *counts, const int *displs, size_t ucount,
-			      size_t extent)
+			      const struct coll_v *v, size_t ucount, size_t extent)
 {
 	const struct coll_hosts *h = s->c.hosts;
 	int n = s->c.size, rank = s->c.rank, nh = h->nhosts, lead, inorder = 1, i;
 	size_t blen = ucount * extent;
 	const char *mine = sbuf ? sbuf : (char *)rbuf + (size_t)rank * blen;
 	int *hcounts, *hdispls;
+	struct coll_v hv = { NULL, NULL, 0, 0 };   /* read while building only */
 	char *all = rbuf;
 
 	(void)slen;
-	(void)counts;
-	(void)displs;
+	(void)v;
 	for (i = 0; i < n; i++)
 		inorder &= h->members[i] == i;
 	lead = coll_sched_hosts(s);
 	if (!lead) {
-		if (coll_build_gather(s, mine, blen, NULL, NULL, NULL, ucount, extent, 0, 0))
+		if (coll_build_gather(s, mine, blen, NULL, NULL, ucount, extent, 0, 0))
 			return -1;
 		coll_sched_fence(s);
 		return coll_build_bcast(s, rbuf, (size_t)n * blen, 0);
@@ -41,12 +40,14 @@ int coll_build_allgather_hier(struct coll_sched *s, const void *sbuf, size_t sle
 		hcounts[i] = h->first[i + 1] - h->first[i];
 		hdispls[i] = h->first[i];
 	}
-	if (coll_build_gather(s, mine, blen, all + (size_t)h->first[h->myhost] * blen, NULL, NULL,
+	hv.counts = hcounts;
+	hv.displs = hdispls;
+	if (coll_build_gather(s, mine, blen, all + (size_t)h->first[h->myhost] * blen, NULL,
 			      ucount, extent, 0, 0))
 		return -1;
 	coll_sched_fence(s);
 	coll_sched_switch(s);
-	if (coll_build_allgather(s, NULL, 0, all, hcounts, hdispls, 1, blen))
+	if (coll_build_allgather(s, NULL, 0, all, &hv, 1, blen))
 		return -1;
 	coll_sched_fence(s);
 	coll_sched_switch(s);

@@ -8,12 +8,12 @@
 #include "schedule.h"
 
 int coll_build_allgatherv_ring(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-			       const int *counts, const int *displs, size_t ucount, size_t extent)
+			       const struct coll_v *v, size_t ucount, size_t extent)
 {
 	int n = s->c.size, rank = s->c.rank, k;
 	int right = (rank + 1) % n, left = (rank - 1 + n) % n;
 	size_t len;
-	char *own = coll_block(rbuf, counts, displs, ucount, extent, rank, &len);
+	char *own = coll_block(rbuf, v, ucount, extent, rank, &len);
 
 	if (sbuf && slen != len) {
 		s->error = michi_err(MICHI_ERR_TRUNCATE, "rank %d sends %zu bytes but its block "
@@ -24,8 +24,8 @@ int coll_build_allgatherv_ring(struct coll_sched *s, const void *sbuf, size_t sl
 		return -1;
 	for (k = 0; k < n - 1; k++) {
 		size_t sl, rl;
-		char *sb = coll_block(rbuf, counts, displs, ucount, extent, (rank - k + n) % n, &sl);
-		char *rb = coll_block(rbuf, counts, displs, ucount, extent, (rank - k - 1 + n) % n,
+		char *sb = coll_block(rbuf, v, ucount, extent, (rank - k + n) % n, &sl);
+		char *rb = coll_block(rbuf, v, ucount, extent, (rank - k - 1 + n) % n,
 				      &rl);
 
 		if (coll_sched_recv(s, rb, rl, left) || coll_sched_send(s, sb, sl, right))

@@ -31,10 +31,9 @@ int coll_build_alltoallw_pairwise(struct coll_sched *s, const char *const *sbufs
 	return 0;
 }
 
-int coll_build_alltoallv_pairwise(struct coll_sched *s, const void *sbuf, const int *scounts,
-				  const int *sdispls, size_t sucount, size_t sext, void *rbuf,
-				  const int *rcounts, const int *rdispls, size_t rucount,
-				  size_t rext)
+int coll_build_alltoallv_pairwise(struct coll_sched *s, const void *sbuf, const struct coll_v *sv,
+				  size_t sucount, size_t sext, void *rbuf, const struct coll_v *rv,
+				  size_t rucount, size_t rext)
 {
 	int n = s->c.size, i;
 	size_t *lens, span = 0;
@@ -44,9 +43,9 @@ int coll_build_alltoallv_pairwise(struct coll_sched *s, const void *sbuf, const 
 		return -1;
 	ptrs = (char **)(lens + 2 * n);
 	for (i = 0; i < n; i++) {
-		ptrs[n + i] = coll_block(rbuf, rcounts, rdispls, rucount, rext, i, &lens[n + i]);
+		ptrs[n + i] = coll_block(rbuf, rv, rucount, rext, i, &lens[n + i]);
 		if (sbuf) {
-			ptrs[i] = coll_block(sbuf, scounts, sdispls, sucount, sext, i, &lens[i]);
+			ptrs[i] = coll_block(sbuf, sv, sucount, sext, i, &lens[i]);
 		} else {
 			size_t end = (size_t)(ptrs[n + i] - (char *)rbuf) + lens[n + i];
 

@@ -14,10 +14,9 @@ static int alltoall_batch = 32;
 MICHI_TUNABLE(alltoall_batch, "coll_alltoall_batch", MICHI_T_INT, "32", MICHI_LEVEL_TUNER,
 	      "peers a scattered alltoall sends to and receives from at once (at least 1)");
 
-int coll_build_alltoallv_scattered(struct coll_sched *s, const void *sbuf, const int *scounts,
-				   const int *sdispls, size_t sucount, size_t sext, void *rbuf,
-				   const int *rcounts, const int *rdispls, size_t rucount,
-				   size_t rext)
+int coll_build_alltoallv_scattered(struct coll_sched *s, const void *sbuf, const struct coll_v *sv,
+				   size_t sucount, size_t sext, void *rbuf, const struct coll_v *rv,
+				   size_t rucount, size_t rext)
 {
 	int n = s->c.size, rank = s->c.rank, batch = alltoall_batch > 0 ? alltoall_batch : 1;
 	int i, j;
@@ -30,20 +29,19 @@ int coll_build_alltoallv_scattered(struct coll_sched *s, const void *sbuf, const
 		char *copy;
 
 		for (i = 0; i < n; i++) {
-			dst = coll_block(rbuf, rcounts, rdispls, rucount, rext, i, &rlen);
+			dst = coll_block(rbuf, rv, rucount, rext, i, &rlen);
 			end = (size_t)(dst - (char *)rbuf) + rlen;
 			span = end > span ? end : span;
 		}
 		if (!(copy = coll_sched_tmp(s, span)) || coll_sched_copy(s, rbuf, copy, span))
 			return -1;
 		sbuf = copy;
-		scounts = rcounts;
-		sdispls = rdispls;
+		sv = rv;
 		sucount = rucount;
 		sext = rext;
 	}
-	src = coll_block(sbuf, scounts, sdispls, sucount, sext, rank, &slen);
-	dst = coll_block(rbuf, rcounts, rdispls, rucount, rext, rank, &rlen);
+	src = coll_block(sbuf, sv, sucount, sext, rank, &slen);
+	dst = coll_block(rbuf, rv, rucount, rext, rank, &rlen);
 	if (slen != rlen) {
 		s->error = michi_err(MICHI_ERR_TRUNCATE, "alltoall block to self has %zu bytes, "
 				     "expected %zu", slen, rlen);
@@ -55,14 +53,14 @@ int coll_build_alltoallv_scattered(struct coll_sched *s, const void *sbuf, const
 		for (j = i; j < n && j < i + batch; j++) {
 			int from = (rank - j + n) % n;
 
-			dst = coll_block(rbuf, rcounts, rdispls, rucount, rext, from, &rlen);
+			dst = coll_block(rbuf, rv, rucount, rext, from, &rlen);
 			if (coll_sched_recv(s, dst, rlen, from))
 				return -1;
 		}
 		for (j = i; j < n && j < i + batch; j++) {
 			int to = (rank + j) % n;
 
-			src = coll_block(sbuf, scounts, sdispls, sucount, sext, to, &slen);
+			src = coll_block(sbuf, sv, sucount, sext, to, &slen);
 			if (coll_sched_send(s, src, slen, to))
 				return -1;
 		}

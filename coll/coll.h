@@ -15,6 +15,7 @@
 #define MICHI_COLL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "michi.h"
@@ -77,6 +78,9 @@ enum coll_tag {
 
 #define COLL_SEQ_SHIFT 20      /* tag_ofs = (sequence & COLL_SEQ_MASK) << it */
 #define COLL_SEQ_MASK  0x7ffu
+/* added to the tags of a persistent collective (coll_sched_persist): its
+ * rounds and the other collectives never share a tag */
+#define COLL_TAG_PERSIST (1 << (COLL_SEQ_SHIFT - 1))
 
 /* A reduction as the algorithms see it: apply(in, inout, count) computes
  * inout = in op inout elementwise; the caller checked op and datatype. */
@@ -87,14 +91,44 @@ struct coll_op {
 	int commute;
 };
 
-/* The block of rank i in a gather-style layout: counts NULL is the
- * uniform layout of ucount elements each; displs count elements too. */
-static inline char *coll_block(const void *buf, const int *counts, const int *displs,
-			       size_t ucount, size_t extent, int i, size_t *len)
+/*
+ * The counts and displacements of a v collective, as the program passed
+ * them: int arrays (MPI_Gatherv) or MPI_Count and MPI_Aint arrays
+ * (MPI_Gatherv_c, MPI-4.0's large counts), read through coll_v_count and
+ * coll_v_displ. The algorithms take the arrays this way rather than as
+ * MPI_Count/MPI_Aint copies so that neither form converts (allocates and
+ * copies n entries) on every call; the price is one predictable branch
+ * per block, beside a message per block. A NULL coll_v is the uniform
+ * layout of ucount elements per block. Displacements count elements.
+ */
+struct coll_v {
+	const void *counts;    /* int[] or, wide_counts, MPI_Count (int64_t)[] */
+	const void *displs;    /* int[] or, wide_displs, MPI_Aint (intptr_t)[] */
+	uint8_t wide_counts, wide_displs;
+};
+
+static inline size_t coll_v_count(const struct coll_v *v, int i, size_t ucount)
 {
-	*len = (counts ? (size_t)counts[i] : ucount) * extent;
-	return (char *)buf + (counts ? (ptrdiff_t)displs[i] : (ptrdiff_t)i * (ptrdiff_t)ucount) *
-	       (ptrdiff_t)extent;
+	if (!v)
+		return ucount;
+	return v->wide_counts ? (size_t)((const int64_t *)v->counts)[i]
+			      : (size_t)((const int *)v->counts)[i];
+}
+
+static inline ptrdiff_t coll_v_displ(const struct coll_v *v, int i, size_t ucount)
+{
+	if (!v)
+		return (ptrdiff_t)i * (ptrdiff_t)ucount;
+	return v->wide_displs ? (ptrdiff_t)((const intptr_t *)v->displs)[i]
+			      : (ptrdiff_t)((const int *)v->displs)[i];
+}
+
+/* The block of rank i in a gather-style layout (v NULL: uniform). */
+static inline char *coll_block(const void *buf, const struct coll_v *v, size_t ucount,
+			       size_t extent, int i, size_t *len)
+{
+	*len = coll_v_count(v, i, ucount) * extent;
+	return (char *)buf + coll_v_displ(v, i, ucount) * (ptrdiff_t)extent;
 }
 
 /* A blocking exchange on the collective context (coll/p2p.c), for the
@@ -146,8 +180,8 @@ int coll_build_reduce_flat(struct coll_sched *s, const void *sbuf, void *rbuf, s
 			   int root);
 /* Rabenseifner: reduce-scatter by recursive halving, then a binomial
  * gather of the blocks to the root; commutative ops, large vectors. */
-int coll_build_reduce_rabenseifner(struct coll_sched *s, const void *sbuf, void *rbuf,
-				   size_t count, int root);
+int coll_build_reduce_rabenseifner(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count,
+				   int root);
 
 /* Recursive-doubling allreduce, any op (the lower rank's operand first). */
 int coll_build_allreduce_recdbl(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
@@ -198,13 +232,11 @@ size_t *coll_even_bounds(struct coll_sched *s, size_t count, int p);
 /* Linear gather(v)/scatter(v), ring allgather(v); for gather/scatter
  * `slen`/`rlen` is this rank's own message in bytes. */
 int coll_build_gatherv_linear(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-			      const int *counts, const int *displs, size_t ucount, size_t extent,
-			      int root);
-int coll_build_scatterv_linear(struct coll_sched *s, const void *sbuf, const int *counts,
-			       const int *displs, size_t ucount, size_t extent, void *rbuf,
-			       size_t rlen, int root);
+			      const struct coll_v *v, size_t ucount, size_t extent, int root);
+int coll_build_scatterv_linear(struct coll_sched *s, const void *sbuf, const struct coll_v *v,
+			       size_t ucount, size_t extent, void *rbuf, size_t rlen, int root);
 int coll_build_allgatherv_ring(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-			       const int *counts, const int *displs, size_t ucount, size_t extent);
+			       const struct coll_v *v, size_t ucount, size_t extent);
 
 /* Binomial-tree gather and scatter of blen-byte blocks, in the uniform
  * layout at the root (sbuf / rbuf NULL: the root in place). */
@@ -220,19 +252,17 @@ int coll_build_allgather_recdbl(struct coll_sched *s, const void *sbuf, void *rb
 
 /* Pairwise-exchange alltoall(v); sbuf NULL: in place, the receive layout
  * describing both. */
-int coll_build_alltoallv_pairwise(struct coll_sched *s, const void *sbuf, const int *scounts,
-				  const int *sdispls, size_t sucount, size_t sext, void *rbuf,
-				  const int *rcounts, const int *rdispls, size_t rucount,
-				  size_t rext);
+int coll_build_alltoallv_pairwise(struct coll_sched *s, const void *sbuf, const struct coll_v *sv,
+				  size_t sucount, size_t sext, void *rbuf, const struct coll_v *rv,
+				  size_t rucount, size_t rext);
 /* Alltoallw: the block for and from each peer, as address and bytes. */
 int coll_build_alltoallw_pairwise(struct coll_sched *s, const char *const *sbufs,
 				  const size_t *slens, char *const *rbufs, const size_t *rlens);
 /* All sends and receives posted, a batch of peers at a time (rank + i,
  * rank - i; the batch is a tunable), for medium blocks; same arguments. */
-int coll_build_alltoallv_scattered(struct coll_sched *s, const void *sbuf, const int *scounts,
-				   const int *sdispls, size_t sucount, size_t sext, void *rbuf,
-				   const int *rcounts, const int *rdispls, size_t rucount,
-				   size_t rext);
+int coll_build_alltoallv_scattered(struct coll_sched *s, const void *sbuf, const struct coll_v *sv,
+				   size_t sucount, size_t sext, void *rbuf, const struct coll_v *rv,
+				   size_t rucount, size_t rext);
 /* Bruck's alltoall of blen-byte blocks in ceil(log2 n) rounds, for small
  * blocks (sbuf NULL: in place). */
 int coll_build_alltoall_bruck(struct coll_sched *s, const void *sbuf, void *rbuf, size_t blen);
@@ -241,11 +271,11 @@ int coll_build_alltoall_bruck(struct coll_sched *s, const void *sbuf, void *rbuf
  * rank i. Pairwise for commutative ops; in rank order otherwise
  * (a binomial reduce to rank 0, then a linear scatter). */
 int coll_build_reduce_scatter_pairwise(struct coll_sched *s, const void *sbuf, void *rbuf,
-				       const int *counts, size_t ucount);
+				       const struct coll_v *v, size_t ucount);
 /* Recursive halving (ranks beyond a power of two folded in), for
  * commutative ops and small to medium vectors. */
 int coll_build_reduce_scatter_rechalving(struct coll_sched *s, const void *sbuf, void *rbuf,
-					 const int *counts, size_t ucount);
+					 const struct coll_v *v, size_t ucount);
 
 /* Recursive-doubling inclusive and exclusive scan, any op. */
 int coll_build_scan_recdbl(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count,
@@ -264,8 +294,7 @@ int coll_build_reduce_hier(struct coll_sched *s, const void *sbuf, void *rbuf, s
 			   int root);
 int coll_build_allreduce_hier(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
 int coll_build_allgather_hier(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-			      const int *counts, const int *displs, size_t ucount,
-			      size_t extent);
+			      const struct coll_v *v, size_t ucount, size_t extent);
 
 /*
  * Selection (coll/select.c): each collective's table of the algorithms
@@ -297,25 +326,23 @@ michi_status_t coll_direct_scatter(const struct coll_comm *c, const void *sbuf, 
 int coll_build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count, int root);
 int coll_build_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
 int coll_build_gather(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-		      const int *counts, const int *displs, size_t ucount, size_t extent,
-		      int root, int vform);
-int coll_build_scatter(struct coll_sched *s, const void *sbuf, const int *counts,
-		       const int *displs, size_t ucount, size_t extent, void *rbuf, size_t rlen,
-		       int root, int vform);
+		      const struct coll_v *v, size_t ucount, size_t extent, int root, int vform);
+int coll_build_scatter(struct coll_sched *s, const void *sbuf, const struct coll_v *v,
+		       size_t ucount, size_t extent, void *rbuf, size_t rlen, int root, int vform);
 int coll_build_allgather(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-			 const int *counts, const int *displs, size_t ucount, size_t extent);
-int coll_build_alltoall(struct coll_sched *s, const void *sbuf, const int *scounts,
-			const int *sdispls, size_t sucount, size_t sext, void *rbuf,
-			const int *rcounts, const int *rdispls, size_t rucount, size_t rext);
+			 const struct coll_v *v, size_t ucount, size_t extent);
+int coll_build_alltoall(struct coll_sched *s, const void *sbuf, const struct coll_v *sv,
+			size_t sucount, size_t sext, void *rbuf, const struct coll_v *rv,
+			size_t rucount, size_t rext);
 int coll_build_reduce_scatter(struct coll_sched *s, const void *sbuf, void *rbuf,
-			      const int *counts, size_t ucount);
+			      const struct coll_v *v, size_t ucount);
 
 /* Neighbourhood collectives: a receive from every in-neighbour into
  * rbufs[i] (rlens[i] bytes) and a send of sbufs[j] to every
  * out-neighbour; cart orders a Cartesian topology's pairs. */
 int coll_build_neighbor(struct coll_sched *s, int nin, const int *in, char *const *rbufs,
-			const size_t *rlens, int nout, const int *out,
-			const char *const *sbufs, const size_t *slens, int cart);
+			const size_t *rlens, int nout, const int *out, const char *const *sbufs,
+			const size_t *slens, int cart);
 
 /*
  * Intercommunicator collectives (coll/inter.c): the schedule's view is
@@ -331,27 +358,27 @@ int coll_build_inter_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, 
 			    int role, int root);
 int coll_build_inter_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
 int coll_build_inter_gather(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-			    const int *counts, const int *displs, size_t ucount, size_t ext,
-			    int role, int root, int vform);
-int coll_build_inter_scatter(struct coll_sched *s, const void *sbuf, const int *counts,
-			     const int *displs, size_t ucount, size_t ext, void *rbuf, size_t rlen,
-			     int role, int root, int vform);
+			    const struct coll_v *v, size_t ucount, size_t ext, int role, int root,
+			    int vform);
+int coll_build_inter_scatter(struct coll_sched *s, const void *sbuf, const struct coll_v *v,
+			     size_t ucount, size_t ext, void *rbuf, size_t rlen, int role, int root,
+			     int vform);
 int coll_build_inter_allgather(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-			       const int *counts, const int *displs, size_t ucount, size_t ext);
-int coll_build_inter_alltoallw(struct coll_sched *s, const char *const *sbufs,
-			       const size_t *slens, char *const *rbufs, const size_t *rlens);
+			       const struct coll_v *v, size_t ucount, size_t ext);
+int coll_build_inter_alltoallw(struct coll_sched *s, const char *const *sbufs, const size_t *slens,
+			       char *const *rbufs, const size_t *rlens);
 int coll_build_inter_reduce_scatter(struct coll_sched *s, const void *sbuf, void *rbuf,
-				    const int *counts, size_t ucount);
+				    const struct coll_v *v, size_t ucount);
 
 /* Blocking forms for the rest of the core (context ids, topologies). */
 michi_status_t coll_allreduce_recdbl(const struct coll_comm *c, const void *sbuf, void *rbuf,
 				     size_t count, const struct coll_op *op);
 michi_status_t coll_allgatherv_ring(const struct coll_comm *c, const void *sbuf, size_t slen,
-				    void *rbuf, const int *counts, const int *displs,
-				    size_t ucount, size_t extent);
+				    void *rbuf, const struct coll_v *v, size_t ucount,
+				    size_t extent);
 michi_status_t coll_alltoallv_pairwise(const struct coll_comm *c, const void *sbuf,
-				       const int *scounts, const int *sdispls, size_t sucount,
-				       size_t sext, void *rbuf, const int *rcounts,
-				       const int *rdispls, size_t rucount, size_t rext);
+				       const struct coll_v *sv, size_t sucount, size_t sext,
+				       void *rbuf, const struct coll_v *rv, size_t rucount,
+				       size_t rext);
 
 #endif

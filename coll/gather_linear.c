@@ -8,8 +8,7 @@
 #include "schedule.h"
 
 int coll_build_gatherv_linear(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-			      const int *counts, const int *displs, size_t ucount, size_t extent,
-			      int root)
+			      const struct coll_v *v, size_t ucount, size_t extent, int root)
 {
 	int i;
 
@@ -17,7 +16,7 @@ int coll_build_gatherv_linear(struct coll_sched *s, const void *sbuf, size_t sle
 		return coll_sched_send(s, sbuf, slen, root);
 	for (i = 0; i < s->c.size; i++) {
 		size_t len;
-		char *dst = coll_block(rbuf, counts, displs, ucount, extent, i, &len);
+		char *dst = coll_block(rbuf, v, ucount, extent, i, &len);
 
 		if (i != root) {
 			if (coll_sched_recv(s, dst, len, i))

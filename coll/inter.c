@@ -91,8 +91,8 @@ int coll_build_inter_allreduce(struct coll_sched *s, const void *sbuf, void *rbu
 }
 
 int coll_build_inter_gather(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-			    const int *counts, const int *displs, size_t ucount, size_t ext,
-			    int role, int root, int vform)
+			    const struct coll_v *v, size_t ucount, size_t ext, int role, int root,
+			    int vform)
 {
 	int i, lsize = s->alt.size;
 	char *all = NULL;
@@ -105,7 +105,7 @@ int coll_build_inter_gather(struct coll_sched *s, const void *sbuf, size_t slen,
 			return coll_sched_send(s, sbuf, slen, root);
 		for (i = 0; i < s->c.size; i++) {
 			size_t len;
-			char *b = coll_block(rbuf, counts, displs, ucount, ext, i, &len);
+			char *b = coll_block(rbuf, v, ucount, ext, i, &len);
 
 			if (coll_sched_recv(s, b, len, i))
 				return -1;
@@ -117,16 +117,16 @@ int coll_build_inter_gather(struct coll_sched *s, const void *sbuf, size_t slen,
 	if (s->c.rank == 0 && !(all = coll_sched_tmp(s, (size_t)lsize * slen)))
 		return -1;
 	coll_sched_switch(s);
-	if (coll_build_gatherv_linear(s, sbuf, slen, all, NULL, NULL, slen, 1, 0))
+	if (coll_build_gatherv_linear(s, sbuf, slen, all, NULL, slen, 1, 0))
 		return -1;
 	coll_sched_fence(s);
 	coll_sched_switch(s);
 	return all ? coll_sched_send(s, all, (size_t)lsize * slen, root) : 0;
 }
 
-int coll_build_inter_scatter(struct coll_sched *s, const void *sbuf, const int *counts,
-			     const int *displs, size_t ucount, size_t ext, void *rbuf, size_t rlen,
-			     int role, int root, int vform)
+int coll_build_inter_scatter(struct coll_sched *s, const void *sbuf, const struct coll_v *v,
+			     size_t ucount, size_t ext, void *rbuf, size_t rlen, int role, int root,
+			     int vform)
 {
 	int i, lsize = s->alt.size;
 	char *all = NULL;
@@ -138,7 +138,7 @@ int coll_build_inter_scatter(struct coll_sched *s, const void *sbuf, const int *
 			return coll_sched_recv(s, rbuf, rlen, root);
 		for (i = 0; i < s->c.size; i++) {
 			size_t len;
-			const char *b = coll_block(sbuf, counts, displs, ucount, ext, i, &len);
+			const char *b = coll_block(sbuf, v, ucount, ext, i, &len);
 
 			if (coll_sched_send(s, b, len, i))
 				return -1;
@@ -154,21 +154,21 @@ int coll_build_inter_scatter(struct coll_sched *s, const void *sbuf, const int *
 		coll_sched_fence(s);
 	}
 	coll_sched_switch(s);
-	return coll_build_scatterv_linear(s, all, NULL, NULL, rlen, 1, rbuf, rlen, 0);
+	return coll_build_scatterv_linear(s, all, NULL, rlen, 1, rbuf, rlen, 0);
 }
 
 int coll_build_inter_allgather(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-			       const int *counts, const int *displs, size_t ucount, size_t ext)
+			       const struct coll_v *v, size_t ucount, size_t ext)
 {
 	int i, lsize = s->alt.size, rsize = s->c.size;
 	size_t rall = (size_t)rsize * ucount * ext;
 	char *all = NULL;
 
-	if (counts) {
+	if (v) {
 		/* every rank's block to every remote rank */
 		for (i = 0; i < rsize; i++) {
 			size_t len;
-			char *b = coll_block(rbuf, counts, displs, ucount, ext, i, &len);
+			char *b = coll_block(rbuf, v, ucount, ext, i, &len);
 
 			if (coll_sched_recv(s, b, len, i))
 				return -1;
@@ -181,7 +181,7 @@ int coll_build_inter_allgather(struct coll_sched *s, const void *sbuf, size_t sl
 	if (s->c.rank == 0 && !(all = coll_sched_tmp(s, (size_t)lsize * slen)))
 		return -1;
 	coll_sched_switch(s);
-	if (coll_build_gatherv_linear(s, sbuf, slen, all, NULL, NULL, slen, 1, 0))
+	if (coll_build_gatherv_linear(s, sbuf, slen, all, NULL, slen, 1, 0))
 		return -1;
 	coll_sched_fence(s);
 	coll_sched_switch(s);
@@ -191,8 +191,8 @@ int coll_build_inter_allgather(struct coll_sched *s, const void *sbuf, size_t sl
 	return coll_build_bcast_binomial(s, rbuf, rall, 0);
 }
 
-int coll_build_inter_alltoallw(struct coll_sched *s, const char *const *sbufs,
-			       const size_t *slens, char *const *rbufs, const size_t *rlens)
+int coll_build_inter_alltoallw(struct coll_sched *s, const char *const *sbufs, const size_t *slens,
+			       char *const *rbufs, const size_t *rlens)
 {
 	int rsize = s->c.size, lsize = s->alt.size, rank = s->c.rank;
 	int max = lsize > rsize ? lsize : rsize, k;
@@ -211,14 +211,14 @@ int coll_build_inter_alltoallw(struct coll_sched *s, const char *const *sbufs,
 }
 
 int coll_build_inter_reduce_scatter(struct coll_sched *s, const void *sbuf, void *rbuf,
-				    const int *counts, size_t ucount)
+				    const struct coll_v *v, size_t ucount)
 {
 	int i, lsize = s->alt.size;
 	size_t total = 0, ext = s->op.extent;
 	char *acc = NULL, *theirs = NULL;
 
 	for (i = 0; i < lsize; i++)
-		total += counts ? (size_t)counts[i] : ucount;
+		total += coll_v_count(v, i, ucount);
 	if (s->c.rank == 0 && (!(acc = coll_sched_tmp(s, 2 * total * ext))))
 		return -1;
 	if (acc)
@@ -231,18 +231,23 @@ int coll_build_inter_reduce_scatter(struct coll_sched *s, const void *sbuf, void
 	if (acc && leaders_swap(s, acc, total * ext, theirs, total * ext))
 		return -1;
 	coll_sched_switch(s);
-	if (counts) {
-		int *displs = coll_sched_tmp(s, (size_t)lsize * sizeof(int));
+	if (v) {
+		/* the blocks back to back, as the reduction left them */
+		intptr_t *displs = coll_sched_tmp(s, (size_t)lsize * sizeof(*displs));
+		struct coll_v *packed = coll_sched_tmp(s, sizeof(*packed));
 		size_t d = 0;
 
-		if (!displs)
+		if (!displs || !packed)
 			return -1;
 		for (i = 0; i < lsize; i++) {
-			displs[i] = (int)d;
-			d += (size_t)counts[i];
+			displs[i] = (intptr_t)d;
+			d += coll_v_count(v, i, 0);
 		}
-		return coll_build_scatterv_linear(s, theirs, counts, displs, 0, ext, rbuf,
-						  (size_t)counts[s->c.rank] * ext, 0);
+		*packed = *v;
+		packed->displs = displs;
+		packed->wide_displs = 1;
+		return coll_build_scatterv_linear(s, theirs, packed, 0, ext, rbuf,
+						  coll_v_count(v, s->c.rank, 0) * ext, 0);
 	}
-	return coll_build_scatterv_linear(s, theirs, NULL, NULL, ucount, ext, rbuf, ucount * ext, 0);
+	return coll_build_scatterv_linear(s, theirs, NULL, ucount, ext, rbuf, ucount * ext, 0);
 }

@@ -23,22 +23,22 @@ michi_status_t coll_allreduce_recdbl(const struct coll_comm *c, const void *sbuf
 }
 
 michi_status_t coll_allgatherv_ring(const struct coll_comm *c, const void *sbuf, size_t slen,
-				    void *rbuf, const int *counts, const int *displs,
-				    size_t ucount, size_t extent)
+				    void *rbuf, const struct coll_v *v, size_t ucount,
+				    size_t extent)
 {
 	RUN_BLOCKING(c, COLL_TAG_ALLGATHER, NULL,
-		     coll_build_allgatherv_ring(s_, sbuf, slen, rbuf, counts, displs, ucount,
+		     coll_build_allgatherv_ring(s_, sbuf, slen, rbuf, v, ucount,
 						extent));
 }
 
 michi_status_t coll_alltoallv_pairwise(const struct coll_comm *c, const void *sbuf,
-				       const int *scounts, const int *sdispls, size_t sucount,
-				       size_t sext, void *rbuf, const int *rcounts,
-				       const int *rdispls, size_t rucount, size_t rext)
+				       const struct coll_v *sv, size_t sucount, size_t sext,
+				       void *rbuf, const struct coll_v *rv, size_t rucount,
+				       size_t rext)
 {
 	RUN_BLOCKING(c, COLL_TAG_ALLTOALL, NULL,
-		     coll_build_alltoallv_pairwise(s_, sbuf, scounts, sdispls, sucount, sext, rbuf,
-						   rcounts, rdispls, rucount, rext));
+		     coll_build_alltoallv_pairwise(s_, sbuf, sv, sucount, sext, rbuf,
+						   rv, rucount, rext));
 }
 
 /* The receive goes first, so two ranks sending to each other cannot both

@@ -10,31 +10,34 @@
 #include "schedule.h"
 
 int coll_build_reduce_scatter_pairwise(struct coll_sched *s, const void *sbuf, void *rbuf,
-				       const int *counts, size_t ucount)
+				       const struct coll_v *v, size_t ucount)
 {
 	int n = s->c.size, rank = s->c.rank, i, k;
 	size_t ext = s->op.extent, total = 0, mine;
 	const char *in = sbuf ? sbuf : rbuf;
-	int *displs;
+	intptr_t *displs;
 	char *acc, *tmp;
 
-	if (!(displs = coll_sched_tmp(s, (size_t)n * sizeof(int))))
+	if (!(displs = coll_sched_tmp(s, (size_t)n * sizeof(*displs))))
 		return -1;
 	for (i = 0; i < n; i++) {
-		displs[i] = (int)total;
-		total += counts ? (size_t)counts[i] : ucount;
+		displs[i] = (intptr_t)total;
+		total += coll_v_count(v, i, ucount);
 	}
-	mine = counts ? (size_t)counts[rank] : ucount;
+	mine = coll_v_count(v, rank, ucount);
 	if (!s->op.commute) {
 		char *all = NULL;
+		struct coll_v packed = { v ? v->counts : NULL, displs, v ? v->wide_counts : 0, 1 };
 
 		if (rank == 0 && !(all = coll_sched_tmp(s, total * ext)))
 			return -1;
 		if (coll_build_reduce_binomial(s, in, all, total, 0))
 			return -1;
 		coll_sched_fence(s);
-		return coll_build_scatterv_linear(s, all, counts, counts ? displs : NULL, ucount,
-						  ext, rbuf, mine * ext, 0);
+		/* the blocks back to back, as the reduction left them; the
+		 * schedule is built now, so packed may live on the stack */
+		return coll_build_scatterv_linear(s, all, v ? &packed : NULL, ucount, ext, rbuf,
+						  mine * ext, 0);
 	}
 	if (!(acc = coll_sched_tmp(s, 2 * mine * ext)))
 		return -1;
@@ -43,7 +46,7 @@ int coll_build_reduce_scatter_pairwise(struct coll_sched *s, const void *sbuf, v
 		return -1;
 	for (k = 1; k < n; k++) {
 		int to = (rank + k) % n, from = (rank - k + n) % n;
-		size_t tocnt = counts ? (size_t)counts[to] : ucount;
+		size_t tocnt = coll_v_count(v, to, ucount);
 
 		if ((mine && coll_sched_recv(s, tmp, mine * ext, from)) ||
 		    (tocnt && coll_sched_send(s, in + (size_t)displs[to] * ext, tocnt * ext, to)))

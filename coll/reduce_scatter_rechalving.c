@@ -16,7 +16,7 @@
 #include "schedule.h"
 
 int coll_build_reduce_scatter_rechalving(struct coll_sched *s, const void *sbuf, void *rbuf,
-					 const int *counts, size_t ucount)
+					 const struct coll_v *cv, size_t ucount)
 {
 	int n = s->c.size, rank = s->c.rank, p, r, vr, v, done;
 	size_t ext = s->op.extent, total = 0, mine, *displs, *bound;
@@ -28,7 +28,7 @@ int coll_build_reduce_scatter_rechalving(struct coll_sched *s, const void *sbuf,
 		return -1;
 	for (i = 0; i < n; i++) {
 		displs[i] = total;
-		total += counts ? (size_t)counts[i] : ucount;
+		total += coll_v_count(cv, i, ucount);
 	}
 	displs[n] = total;
 	mine = displs[rank + 1] - displs[rank];

@@ -5,9 +5,8 @@
  */
 #include "schedule.h"
 
-int coll_build_scatterv_linear(struct coll_sched *s, const void *sbuf, const int *counts,
-			       const int *displs, size_t ucount, size_t extent, void *rbuf,
-			       size_t rlen, int root)
+int coll_build_scatterv_linear(struct coll_sched *s, const void *sbuf, const struct coll_v *v,
+			       size_t ucount, size_t extent, void *rbuf, size_t rlen, int root)
 {
 	int i;
 
@@ -15,7 +14,7 @@ int coll_build_scatterv_linear(struct coll_sched *s, const void *sbuf, const int
 		return coll_sched_recv(s, rbuf, rlen, root);
 	for (i = 0; i < s->c.size; i++) {
 		size_t len;
-		const char *src = coll_block(sbuf, counts, displs, ucount, extent, i, &len);
+		const char *src = coll_block(sbuf, v, ucount, extent, i, &len);
 
 		if (i != root) {
 			if (coll_sched_send(s, src, len, i))

@@ -44,6 +44,8 @@ struct coll_sched *coll_sched_new(const struct coll_comm *c, int tag, const stru
 	s->jump = -1;
 	s->looping = 0;
 	s->nb = 0;
+	s->persist = 0;
+	s->alt_tag = 0;
 	s->error = MICHI_OK;
 	s->tmps = NULL;
 	s->inl_used = 0;
@@ -279,7 +281,11 @@ static void sched_end(struct coll_sched *s)
 	michi_status_t err = s->error;
 
 	coll_sched_nb_running -= s->nb;
-	coll_sched_free(s);
+	s->nb = 0;
+	/* a persistent schedule stays for the next start; the caller's
+	 * on_complete may free it, so nothing touches s after it */
+	if (!s->persist)
+		coll_sched_free(s);
 	done->error = err < 0 ? err : 0;
 	done->count = 0;
 	done->cancelled = 0;
@@ -383,10 +389,44 @@ static int copy_peers(struct coll_comm *v, int **copy)
 	return 0;
 }
 
+michi_status_t coll_sched_persist(struct coll_sched *s)
+{
+	if (s->error < 0)
+		return s->error;
+	if (copy_peers(&s->c, &s->peers_copy) || copy_peers(&s->alt, &s->alt_peers_copy))
+		return michi_err(MICHI_ERR_NOMEM, "no memory for a collective's rank map");
+	s->tag += COLL_TAG_PERSIST;
+	s->alt_tag += COLL_TAG_PERSIST;
+	s->persist = 1;
+	return MICHI_OK;
+}
+
+/* A persistent schedule's next round, from its first step; its rank maps
+ * are its own already. Out of line: the blocking collectives' start stays
+ * as small as before. */
+static __attribute__((noinline)) michi_status_t sched_restart(struct coll_sched *s,
+							     struct mtmi_req *done)
+{
+	s->cur = 0;
+	s->pending = 0;
+	s->jump = -1;
+	s->looping = 0;
+	s->error = MICHI_OK;
+	s->done = done;
+	done->done = 0;
+	done->error = 0;
+	s->nb = 1;
+	coll_sched_nb_running++;
+	advance(s);
+	return MICHI_OK;
+}
+
 michi_status_t coll_sched_start(struct coll_sched *s, struct mtmi_req *done, int own_peers)
 {
 	michi_status_t err = s->error;
 
+	if (unlikely(s->persist))
+		return sched_restart(s, done);
 	if (err < 0) {
 		coll_sched_free(s);
 		return err;

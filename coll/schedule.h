@@ -72,6 +72,7 @@ struct coll_sched {
 	int jump;              /* set by a call step: next round starts here */
 	int looping;           /* on the ready list after such a jump */
 	int nb;                /* counted in coll_sched_nb_running */
+	int persist;           /* kept at its end, to run again */
 	michi_status_t error;
 	struct coll_step *steps;
 	struct coll_tmp *tmps; /* scratch the schedule frees */
@@ -130,6 +131,12 @@ void *coll_sched_tmp(struct coll_sched *s, size_t len);
  * itself. With `own_peers` the communicator's rank map is copied first
  * (a nonblocking collective may outlive MPI_Comm_free). */
 michi_status_t coll_sched_start(struct coll_sched *s, struct mtmi_req *done, int own_peers);
+/* Make a built schedule persistent (MPI-4.0 persistent collectives):
+ * its rank maps copied, its tags apart from every other collective's;
+ * from now on each coll_sched_start runs it from its first step and its
+ * end leaves it for the next, until coll_sched_free. Returns the error
+ * of its building, if any (the caller then frees it). */
+michi_status_t coll_sched_persist(struct coll_sched *s);
 /* Start and wait for the end (blocking collectives). */
 michi_status_t coll_sched_run(struct coll_sched *s);
 

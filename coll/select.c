@@ -61,20 +61,16 @@ struct coll_algo {
 			      int root);
 		int (*allreduce)(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
 		int (*gather)(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-			      const int *counts, const int *displs, size_t ucount, size_t extent,
-			      int root);
-		int (*scatter)(struct coll_sched *s, const void *sbuf, const int *counts,
-			       const int *displs, size_t ucount, size_t extent, void *rbuf,
-			       size_t rlen, int root);
+			      const struct coll_v *v, size_t ucount, size_t extent, int root);
+		int (*scatter)(struct coll_sched *s, const void *sbuf, const struct coll_v *v,
+			       size_t ucount, size_t extent, void *rbuf, size_t rlen, int root);
 		int (*allgather)(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-				 const int *counts, const int *displs, size_t ucount,
-				 size_t extent);
-		int (*alltoall)(struct coll_sched *s, const void *sbuf, const int *scounts,
-				const int *sdispls, size_t sucount, size_t sext, void *rbuf,
-				const int *rcounts, const int *rdispls, size_t rucount,
-				size_t rext);
+				 const struct coll_v *v, size_t ucount, size_t extent);
+		int (*alltoall)(struct coll_sched *s, const void *sbuf, const struct coll_v *sv,
+				size_t sucount, size_t sext, void *rbuf, const struct coll_v *rv,
+				size_t rucount, size_t rext);
 		int (*reduce_scatter)(struct coll_sched *s, const void *sbuf, void *rbuf,
-				      const int *counts, size_t ucount);
+				      const struct coll_v *v, size_t ucount);
 	} build;
 };
 
@@ -157,8 +153,8 @@ out:
 	return &t->rows[i];
 }
 
-static void query_of(const struct coll_sched *s, struct coll_query *q, size_t bytes,
-		     size_t count, int uniform)
+static void query_of(const struct coll_sched *s, struct coll_query *q, size_t bytes, size_t count,
+		     int uniform)
 {
 	q->n = s->c.size;
 	q->bytes = bytes;
@@ -367,20 +363,16 @@ MICHI_TUNABLE(rooted_short, "coll_gather_short_bytes", MICHI_T_SIZE, "16384",
 /* The binomial trees take the blocks' length; every rank knows it for
  * the uniform forms (the type signatures match). */
 static int gather_binomial(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-			   const int *counts, const int *displs, size_t ucount, size_t extent,
-			   int root)
+			   const struct coll_v *v, size_t ucount, size_t extent, int root)
 {
-	(void)counts;
-	(void)displs;
+	(void)v;
 	return coll_build_gather_binomial(s, sbuf, rbuf, sbuf ? slen : ucount * extent, root);
 }
 
-static int scatter_binomial(struct coll_sched *s, const void *sbuf, const int *counts,
-			    const int *displs, size_t ucount, size_t extent, void *rbuf,
-			    size_t rlen, int root)
+static int scatter_binomial(struct coll_sched *s, const void *sbuf, const struct coll_v *v,
+			    size_t ucount, size_t extent, void *rbuf, size_t rlen, int root)
 {
-	(void)counts;
-	(void)displs;
+	(void)v;
 	return coll_build_scatter_binomial(s, sbuf, rbuf, rbuf ? rlen : ucount * extent, root);
 }
 
@@ -421,26 +413,24 @@ int coll_direct_scatter_ok(const struct coll_comm *c, size_t blen)
 }
 
 int coll_build_gather(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-		      const int *counts, const int *displs, size_t ucount, size_t extent,
-		      int root, int vform)
+		      const struct coll_v *v, size_t ucount, size_t extent, int root, int vform)
 {
 	struct coll_query q;
 	size_t blen = sbuf ? slen : ucount * extent;
 
 	query_of(s, &q, (size_t)s->c.size * blen, 0, !vform);
-	return choose(&gather, &q)->build.gather(s, sbuf, slen, rbuf, counts, displs, ucount,
+	return choose(&gather, &q)->build.gather(s, sbuf, slen, rbuf, v, ucount,
 						 extent, root);
 }
 
-int coll_build_scatter(struct coll_sched *s, const void *sbuf, const int *counts,
-		       const int *displs, size_t ucount, size_t extent, void *rbuf, size_t rlen,
-		       int root, int vform)
+int coll_build_scatter(struct coll_sched *s, const void *sbuf, const struct coll_v *v,
+		       size_t ucount, size_t extent, void *rbuf, size_t rlen, int root, int vform)
 {
 	struct coll_query q;
 	size_t blen = rbuf ? rlen : ucount * extent;
 
 	query_of(s, &q, (size_t)s->c.size * blen, 0, !vform);
-	return choose(&scatter, &q)->build.scatter(s, sbuf, counts, displs, ucount, extent, rbuf,
+	return choose(&scatter, &q)->build.scatter(s, sbuf, v, ucount, extent, rbuf,
 						   rlen, root);
 }
 
@@ -452,20 +442,18 @@ MICHI_TUNABLE(allgather_short, "coll_allgather_short_bytes", MICHI_T_SIZE, "3276
 	      "(recursive doubling or Bruck, auto) instead of the ring");
 
 static int allgather_bruck(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-			   const int *counts, const int *displs, size_t ucount, size_t extent)
+			   const struct coll_v *v, size_t ucount, size_t extent)
 {
 	(void)slen;
-	(void)counts;
-	(void)displs;
+	(void)v;
 	return coll_build_allgather_bruck(s, sbuf, rbuf, ucount * extent);
 }
 
 static int allgather_recdbl(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-			    const int *counts, const int *displs, size_t ucount, size_t extent)
+			    const struct coll_v *v, size_t ucount, size_t extent)
 {
 	(void)slen;
-	(void)counts;
-	(void)displs;
+	(void)v;
 	return coll_build_allgather_recdbl(s, sbuf, rbuf, ucount * extent);
 }
 
@@ -490,20 +478,20 @@ static const struct coll_algo allgather_rows[] = {
 TABLE(allgather, "ALLGATHER", allgather_rows);
 
 int coll_build_allgather(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
-			 const int *counts, const int *displs, size_t ucount, size_t extent)
+			 const struct coll_v *v, size_t ucount, size_t extent)
 {
 	struct coll_query q;
 
-	if (!counts && sbuf && slen != ucount * extent) {
+	if (!v && sbuf && slen != ucount * extent) {
 		s->error = michi_err(MICHI_ERR_TRUNCATE, "rank %d sends %zu bytes but its block "
 				     "holds %zu", s->c.rank, slen, ucount * extent);
 		return -1;
 	}
 	if (s->c.size == 1)
-		return coll_build_allgatherv_ring(s, sbuf, slen, rbuf, counts, displs, ucount,
+		return coll_build_allgatherv_ring(s, sbuf, slen, rbuf, v, ucount,
 						  extent);
-	query_of(s, &q, (size_t)s->c.size * ucount * extent, 0, !counts);
-	return choose(&allgather, &q)->build.allgather(s, sbuf, slen, rbuf, counts, displs,
+	query_of(s, &q, (size_t)s->c.size * ucount * extent, 0, !v);
+	return choose(&allgather, &q)->build.allgather(s, sbuf, slen, rbuf, v,
 						       ucount, extent);
 }
 
@@ -531,14 +519,12 @@ MICHI_TUNABLE(alltoall_long, "coll_alltoall_long_bytes", MICHI_T_SIZE, "131072",
 
 /* Bruck takes the blocks' length; the type signatures fix it alike on
  * every rank. */
-static int alltoall_bruck(struct coll_sched *s, const void *sbuf, const int *scounts,
-			  const int *sdispls, size_t sucount, size_t sext, void *rbuf,
-			  const int *rcounts, const int *rdispls, size_t rucount, size_t rext)
+static int alltoall_bruck(struct coll_sched *s, const void *sbuf, const struct coll_v *sv,
+			  size_t sucount, size_t sext, void *rbuf, const struct coll_v *rv,
+			  size_t rucount, size_t rext)
 {
-	(void)scounts;
-	(void)sdispls;
-	(void)rcounts;
-	(void)rdispls;
+	(void)sv;
+	(void)rv;
 	if (sbuf && sucount * sext != rucount * rext) {
 		s->error = michi_err(MICHI_ERR_TRUNCATE, "alltoall block to self has %zu bytes, "
 				     "expected %zu", sucount * sext, rucount * rext);
@@ -566,15 +552,15 @@ static const struct coll_algo alltoall_rows[] = {
 };
 TABLE(alltoall, "ALLTOALL", alltoall_rows);
 
-int coll_build_alltoall(struct coll_sched *s, const void *sbuf, const int *scounts,
-			const int *sdispls, size_t sucount, size_t sext, void *rbuf,
-			const int *rcounts, const int *rdispls, size_t rucount, size_t rext)
+int coll_build_alltoall(struct coll_sched *s, const void *sbuf, const struct coll_v *sv,
+			size_t sucount, size_t sext, void *rbuf, const struct coll_v *rv,
+			size_t rucount, size_t rext)
 {
 	struct coll_query q;
 
-	query_of(s, &q, rucount * rext, 0, !rcounts);
-	return choose(&alltoall, &q)->build.alltoall(s, sbuf, scounts, sdispls, sucount, sext,
-						     rbuf, rcounts, rdispls, rucount, rext);
+	query_of(s, &q, rucount * rext, 0, !rv);
+	return choose(&alltoall, &q)->build.alltoall(s, sbuf, sv, sucount, sext,
+						     rbuf, rv, rucount, rext);
 }
 
 /* ---- reduce-scatter: bytes of the whole vector --------------------------------- */
@@ -599,14 +585,14 @@ static const struct coll_algo reduce_scatter_rows[] = {
 TABLE(reduce_scatter, "REDUCE_SCATTER", reduce_scatter_rows);
 
 int coll_build_reduce_scatter(struct coll_sched *s, const void *sbuf, void *rbuf,
-			      const int *counts, size_t ucount)
+			      const struct coll_v *v, size_t ucount)
 {
 	struct coll_query q;
 	size_t total = 0;
 	int i;
 
 	for (i = 0; i < s->c.size; i++)
-		total += counts ? (size_t)counts[i] : ucount;
-	query_of(s, &q, total * s->op.extent, total, !counts);
-	return choose(&reduce_scatter, &q)->build.reduce_scatter(s, sbuf, rbuf, counts, ucount);
+		total += coll_v_count(v, i, ucount);
+	query_of(s, &q, total * s->op.extent, total, !v);
+	return choose(&reduce_scatter, &q)->build.reduce_scatter(s, sbuf, rbuf, v, ucount);
 }

@@ -14,15 +14,35 @@
  * call starts (the data it sends) and unpacked when the schedule ends
  * (the data it receives). Reductions take predefined and contiguous
  * types, and user ops also types whose data lies within their extent.
+ *
+ * Every call has three forms that share one code path, told apart by
+ * `nb` (enum coll_mode): blocking, nonblocking and MPI-4.0's persistent
+ * one (MPI_Bcast_init), whose schedule is built once at init and run again
+ * at every MPI_Start (coll_persist). Whatever a schedule must redo on
+ * every run (packing a derived type's data, copying the input of an
+ * in-place call to scratch) is therefore one of its steps, not work done
+ * while building it. And every call has an int form and MPI-4.0's large
+ * count (_c) form: counts are MPI_Count here, and the count and
+ * displacement arrays of the v forms reach the algorithms as they came
+ * (struct coll_v, coll/coll.h), so that neither form converts them.
  */
 #include "mpiimpl.h"
 #include "op.h"
 #include "pt2pt.h"
 #include "schedule.h"
 #include "dtype.h"
+#include "info.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+
+/* struct coll_v reads the _c forms' arrays as int64_t and intptr_t */
+_Static_assert(sizeof(MPI_Count) == sizeof(int64_t) && sizeof(MPI_Aint) == sizeof(intptr_t),
+	       "MPI_Count and MPI_Aint as coll_v reads them");
+
+/* What a call does with the schedule it built: `nb` of the common
+ * functions below. */
+enum coll_mode { COLL_BLOCKING, COLL_NB, COLL_PERSIST };
 
 static int coll_host_ranks;
 MICHI_TUNABLE(coll_host_ranks, "coll_host_ranks", MICHI_T_INT, "0", MICHI_LEVEL_TUNER,
@@ -130,6 +150,8 @@ static int coll_intra_only(struct michi_comm *c, const char *fname)
 			     "intracommunicators only");
 }
 
+static int coll_user_code(struct coll_sched *s);
+
 static int coll_done(struct michi_comm *c, michi_status_t st, const char *fname)
 {
 	if (unlikely(st < 0))
@@ -178,7 +200,7 @@ int michi_coll_go(struct michi_comm *c, struct coll_sched *s, MPI_Request *reque
 		return MPI_SUCCESS;
 	}
 	bytes = coll_sched_bytes(s);
-	user_code = s->on_free != NULL;   /* a user op's or an idup's */
+	user_code = coll_user_code(s);
 	st = coll_sched_start(s, &r->m, 1);
 	if (st < 0) {
 		michi_req_free(r);
@@ -191,21 +213,176 @@ int michi_coll_go(struct michi_comm *c, struct coll_sched *s, MPI_Request *reque
 	return MPI_SUCCESS;
 }
 
-static void coll_op_drop(struct coll_sched *s)
+/*
+ * MPI-4.0 persistent collectives: the schedule built at init becomes the
+ * request's (r->buf), kind MICHI_REQ_PCOLL, inactive; MPI_Start runs it
+ * again from its first step (coll_sched_start on a persistent schedule
+ * resets it), MPI_Wait/Test complete the round as any request's, and
+ * MPI_Request_free frees the schedule (mpi/request.c calls the two
+ * functions below). Its tags carry COLL_TAG_PERSIST and the sequence
+ * number of the init call, which every rank makes in the same order:
+ * a round's frames then never match another collective's, nonblocking or
+ * persistent, and rounds of one request are apart in per-peer order.
+ */
+static int coll_persist(struct michi_comm *c, struct coll_sched *s, MPI_Request *request,
+			const char *fname)
 {
-	michi_op_release((MPI_Op)s->op.op);
+	struct michi_request *r;
+	michi_status_t st;
+
+	if (!s)
+		return michi_err_nomem(c, fname);
+	if ((st = coll_sched_persist(s)) < 0) {
+		coll_sched_free(s);
+		return coll_done(c, st, fname);
+	}
+	if (unlikely(!(r = michi_req_alloc()))) {
+		coll_sched_free(s);
+		return michi_err_nomem(c, fname);
+	}
+	r->kind = MICHI_REQ_PCOLL;
+	r->active = 0;
+	r->freed = 0;
+	r->mode = 0;
+	r->comm = c;
+	r->dtype = MPI_DATATYPE_NULL;
+	r->buf = s;
+	r->count = 0;
+	r->rank = MPI_PROC_NULL;
+	r->tag = MPI_ANY_TAG;
+	r->stage = NULL;
+	r->m.type = MTMI_REQ_NONE;
+	michi_req_done_now(r, MPI_ANY_SOURCE, MPI_ANY_TAG);
+	*request = (MPI_Request)michi_p2h(r);
+	return MPI_SUCCESS;
 }
 
-/* A new schedule (NULL: no memory); one with a user op holds it. */
-/* A schedule on the collective view cc of c (michi_coll_comm). */
+int michi_pcoll_start(struct michi_request *r, const char *fname)
+{
+	struct coll_sched *s = r->buf;
+	michi_status_t st;
+
+	r->m.source = MPI_ANY_SOURCE;
+	r->m.tag = MPI_ANY_TAG;
+	r->m.type = MTMI_REQ_NONE;
+	r->m.on_complete = NULL;
+	r->active = 1;
+	st = coll_sched_start(s, &r->m, 0);
+	if (st < 0) {
+		r->active = 0;
+		return coll_done(r->comm, st, fname);
+	}
+	/* last: from here on the progress thread may run the schedule */
+	if (!r->m.done)
+		michi_async_kick(coll_sched_bytes(s), coll_user_code(s));
+	return MPI_SUCCESS;
+}
+
+void michi_pcoll_free(struct michi_request *r)
+{
+	coll_sched_free(r->buf);
+	r->buf = NULL;
+}
+
+/* The end of every collective call: run the schedule (blocking), start
+ * it behind a request (nonblocking), or keep it in one (persistent). */
+static inline __attribute__((always_inline)) int coll_go(struct michi_comm *c,
+							struct coll_sched *s,
+							MPI_Request *request, int nb,
+							const char *fname)
+{
+	if (nb == COLL_PERSIST)
+		return coll_persist(c, s, request, fname);
+	return michi_coll_go(c, s, nb ? request : NULL, fname);
+}
+
+/*
+ * What a schedule holds until it is freed: a user op, and derived types
+ * it packs or unpacks (MPI_Type_free may come before the end, and a
+ * persistent collective runs again after it). Kept in its scratch, which
+ * coll_sched_free frees after calling on_free.
+ */
+struct coll_keep {
+	int user_op;
+	int ndt, cap;
+	MPI_Datatype *dt;
+};
+
+static void coll_keep_release(struct coll_sched *s)
+{
+	struct coll_keep *k = s->on_free_arg;
+
+	if (k->user_op)
+		michi_op_release((MPI_Op)s->op.op);
+	for (int i = 0; i < k->ndt; i++)
+		michi_dt_release(k->dt[i]);
+	free(k->dt);
+}
+
+static struct coll_keep *coll_keep_of(struct coll_sched *s)
+{
+	struct coll_keep *k;
+
+	if (s->on_free == coll_keep_release)
+		return s->on_free_arg;
+	if (!(k = coll_sched_tmp(s, sizeof(*k))))
+		return NULL;
+	k->user_op = 0;
+	k->ndt = k->cap = 0;
+	k->dt = NULL;
+	s->on_free = coll_keep_release;
+	s->on_free_arg = k;
+	return k;
+}
+
+/* Hold dt for as long as s lives; -1 out of memory (s then fails). */
+static int coll_keep_dt(struct coll_sched *s, MPI_Datatype dt)
+{
+	struct coll_keep *k = coll_keep_of(s);
+
+	if (!k)
+		return -1;
+	if (k->ndt == k->cap) {
+		int cap = k->cap ? 2 * k->cap : 4;
+		MPI_Datatype *n = realloc(k->dt, (size_t)cap * sizeof(*n));
+
+		if (!n) {
+			if (s->error >= 0)
+				s->error = michi_err(MICHI_ERR_NOMEM, "no memory for a "
+						     "collective's datatypes");
+			return -1;
+		}
+		k->dt = n;
+		k->cap = cap;
+	}
+	michi_dt_hold(dt);
+	k->dt[k->ndt++] = dt;
+	return 0;
+}
+
+/* 1 when running s may call the program's code (a user op, an idup's
+ * callbacks), for the progress thread */
+static int coll_user_code(struct coll_sched *s)
+{
+	return s->on_free && (s->on_free != coll_keep_release ||
+			      ((struct coll_keep *)s->on_free_arg)->user_op);
+}
+
+/* A schedule on the collective view cc of c (michi_coll_comm); NULL: no
+ * memory. One with a user op holds it. */
 static struct coll_sched *coll_new_cc(const struct coll_comm *cc, int tag,
 				      const struct coll_op *op)
 {
 	struct coll_sched *s = coll_sched_new(cc, tag, op);
+	struct coll_keep *k;
 
 	if (s && op && !michi_op_is_predefined((MPI_Op)op->op)) {
+		if (!(k = coll_keep_of(s))) {
+			coll_sched_free(s);
+			return NULL;
+		}
 		michi_op_hold((MPI_Op)op->op);
-		s->on_free = coll_op_drop;
+		k->user_op = 1;
 	}
 	return s;
 }
@@ -233,44 +410,44 @@ static struct coll_sched *coll_new_inter(struct michi_comm *c, int tag, const st
 }
 
 /* The intercommunicator forms (at the end of this file). */
-static int inter_bcast(struct michi_comm *c, void *buf, int count, MPI_Datatype dt, int root,
-		       MPI_Request *request, const char *fname);
-static int inter_reduce(struct michi_comm *c, const void *sbuf, void *rbuf, int count,
-			const int *counts, int rcount, MPI_Datatype dt, MPI_Op op, int root,
-			MPI_Request *request, const char *fname);
-static int inter_rooted(struct michi_comm *c, int gather, const void *mine, int mcount,
-			MPI_Datatype mtype, const void *rootbuf, const int *counts,
-			const int *displs, int ucount, MPI_Datatype rtype, int root, int vform,
-			MPI_Request *request, const char *fname);
-static int inter_allgather(struct michi_comm *c, const void *sbuf, int scount, MPI_Datatype stype,
-			   void *rbuf, const int *counts, const int *displs, int rcount,
-			   MPI_Datatype rtype, MPI_Request *request, const char *fname);
+static int inter_bcast(struct michi_comm *c, void *buf, MPI_Count count, MPI_Datatype dt,
+		       int root, MPI_Request *request, int nb, const char *fname);
+static int inter_reduce(struct michi_comm *c, const void *sbuf, void *rbuf, MPI_Count count,
+			const struct coll_v *counts, MPI_Count rcount, MPI_Datatype dt, MPI_Op op,
+			int root, MPI_Request *request, int nb, const char *fname);
+static int inter_rooted(struct michi_comm *c, int gather, const void *mine, MPI_Count mcount,
+			MPI_Datatype mtype, const void *rootbuf, const struct coll_v *v,
+			MPI_Count ucount, MPI_Datatype rtype, int root, int vform,
+			MPI_Request *request, int nb, const char *fname);
+static int inter_allgather(struct michi_comm *c, const void *sbuf, MPI_Count scount,
+			   MPI_Datatype stype, void *rbuf, const struct coll_v *v, MPI_Count rcount,
+			   MPI_Datatype rtype, MPI_Request *request, int nb, const char *fname);
 #define INTER_ALLREDUCE (-4)
 #define INTER_REDSCAT (-5)
 
 /* Built: errors of the builder are the schedule's (coll_go reports them). */
-#define COLL_BUILD_AND_GO(c, s, build, request, fname) do { \
+#define COLL_BUILD_AND_GO(c, s, build, request, nb, fname) do { \
 	if (unlikely(!(s))) \
 		return michi_err_nomem(c, fname); \
 	(void)(build); \
-	return michi_coll_go(c, s, request, fname); \
+	return coll_go(c, s, request, nb, fname); \
 } while (0)
 
 /* ---- argument checks ---------------------------------------------------- */
 
 /* A (buf, count, datatype) triple; buf may be NULL only when empty. */
 static int coll_check_buf(struct michi_comm *c, const char *fname, const char *arg,
-			  const void *buf, int count, MPI_Datatype dt)
+			  const void *buf, MPI_Count count, MPI_Datatype dt)
 {
 	if (unlikely(count < 0))
-		return michi_mpi_err(c, MPI_ERR_COUNT, fname, "(%scount=%d): negative count",
-				     arg, count);
+		return michi_mpi_err(c, MPI_ERR_COUNT, fname, "(%scount=%lld): negative count",
+				     arg, (long long)count);
 	if (unlikely(!michi_dt_ok(dt)))
 		return michi_err_type(c, fname, dt);
 	if (unlikely(!buf) && count > 0 && michi_dt_null_buf_bad(dt))
 		return michi_mpi_err(c, MPI_ERR_BUFFER, fname,
-				     "(%sbuf=NULL, %scount=%d): NULL buffer with a positive count",
-				     arg, arg, count);
+				     "(%sbuf=NULL, %scount=%lld): NULL buffer with a positive count",
+				     arg, arg, (long long)count);
 	return MPI_SUCCESS;
 }
 
@@ -295,22 +472,53 @@ static int coll_err_alias(struct michi_comm *c, const char *fname)
 			     "(sendbuf=recvbuf): the buffers alias; use MPI_IN_PLACE");
 }
 
-/* counts/displs arrays of a v collective: present, counts non-negative */
-static int coll_check_v(struct michi_comm *c, const char *fname, const char *arg,
-			const void *buf, const int *counts, const int *displs, MPI_Datatype dt)
+/* Count i of a v collective's array, with its sign (for the checks). */
+static inline MPI_Count v_count(const struct coll_v *v, int i)
+{
+	return v->wide_counts ? ((const MPI_Count *)v->counts)[i]
+			      : (MPI_Count)((const int *)v->counts)[i];
+}
+
+/* A v form's arrays as coll_v, from an int form (wide 0) or a _c one. */
+#define COLL_V(cs, ds, wide) { (cs), (ds), (wide), (wide) }
+
+static int coll_check_v_wide(struct michi_comm *c, const char *fname, const char *arg,
+			     const void *buf, const MPI_Count *counts, MPI_Datatype dt)
 {
 	int i, err;
 
-	if (unlikely(!counts))
-		return michi_mpi_err(c, MPI_ERR_ARG, fname, "(%scounts=NULL): NULL pointer", arg);
-	if (unlikely(!displs))
-		return michi_mpi_err(c, MPI_ERR_ARG, fname,
-				     "(displs=NULL): NULL pointer for the %s side", arg);
 	for (i = 0; i < c->size; i++) {
 		if (unlikely(counts[i] < 0))
 			return michi_mpi_err(c, MPI_ERR_COUNT, fname,
-					     "(%scounts[%d]=%d): negative count", arg, i, counts[i]);
+					     "(%scounts[%d]=%lld): negative count", arg, i,
+					     (long long)counts[i]);
 		if ((err = coll_check_buf(c, fname, arg, buf, counts[i], dt)))
+			return err;
+	}
+	return MPI_SUCCESS;
+}
+
+/* counts/displs arrays of a v collective: present, counts non-negative */
+static int coll_check_v(struct michi_comm *c, const char *fname, const char *arg,
+			const void *buf, const struct coll_v *v, MPI_Datatype dt)
+{
+	int i, err;
+
+	if (unlikely(!v->counts))
+		return michi_mpi_err(c, MPI_ERR_ARG, fname, "(%scounts=NULL): NULL pointer", arg);
+	if (unlikely(!v->displs))
+		return michi_mpi_err(c, MPI_ERR_ARG, fname,
+				     "(displs=NULL): NULL pointer for the %s side", arg);
+	/* the width outside the loop: the int forms check as before */
+	if (v->wide_counts)
+		return coll_check_v_wide(c, fname, arg, buf, v->counts, dt);
+	for (i = 0; i < c->size; i++) {
+		int n = ((const int *)v->counts)[i];
+
+		if (unlikely(n < 0))
+			return michi_mpi_err(c, MPI_ERR_COUNT, fname,
+					     "(%scounts[%d]=%d): negative count", arg, i, n);
+		if ((err = coll_check_buf(c, fname, arg, buf, n, dt)))
 			return err;
 	}
 	return MPI_SUCCESS;
@@ -330,6 +538,16 @@ static int coll_enter(struct michi_comm *c, MPI_Comm comm, MPI_Request *request,
 	return MPI_SUCCESS;
 }
 
+/* The info argument of a persistent collective: MPI_INFO_NULL or an info
+ * object. No key changes what Michi does yet; MPI lets it ignore them. */
+static int coll_info_check(MPI_Comm comm, MPI_Info info, const char *fname)
+{
+	if (ERRCHK && info != MPI_INFO_NULL && !michi_info_get(info))
+		return michi_mpi_err(michi_comm_get(comm), MPI_ERR_INFO, fname,
+				     "(info=0x%x): not a valid info object", (unsigned)info);
+	return MPI_SUCCESS;
+}
+
 /* ---- datatypes -------------------------------------------------------------- */
 
 /* 1 when count instances of dt are count * extent bytes at the buffer. */
@@ -339,22 +557,27 @@ static inline int coll_contig(MPI_Datatype dt)
 }
 
 /* Bytes of count instances as the algorithms move them. */
-static size_t coll_bytes(MPI_Datatype dt, int count)
+static size_t coll_bytes(MPI_Datatype dt, MPI_Count count)
 {
 	return coll_contig(dt) ? (size_t)count * (size_t)michi_dt_extent(dt)
 			       : michi_dt_packed(dt, count);
 }
 
-/* Blocks of received data to unpack when the schedule ends. */
+/*
+ * Blocks of a derived type's data that a schedule packs into scratch when
+ * it starts (data to send: a call step before the algorithm's) or
+ * unpacks when it ends (data received: a call step after them). Steps,
+ * so that a persistent collective does it again on every run.
+ */
 struct unstage_blk {
 	char *user;
-	const char *packed;
-	int count;
+	char *packed;
+	MPI_Count count;
 	MPI_Datatype dt;
 };
 
 struct unstage {
-	int n;
+	int n, pack;
 	struct unstage_blk b[];
 };
 
@@ -366,36 +589,44 @@ static michi_status_t unstage_fn(struct coll_sched *s, void *arg)
 	(void)s;
 	for (i = 0; i < u->n; i++) {
 		struct unstage_blk *b = &u->b[i];
+		size_t bytes = michi_dt_packed(b->dt, b->count);
 
-		if (b->count > 0) {
-			michi_dt_unpack(b->packed, michi_dt_packed(b->dt, b->count), b->user,
-					b->count, b->dt);
-			michi_dt_release(b->dt);
-		}
+		if (u->pack)
+			michi_dt_pack(b->user, b->count, b->dt, b->packed, bytes);
+		else
+			michi_dt_unpack(b->packed, bytes, b->user, b->count, b->dt);
 	}
 	return MICHI_OK;
 }
 
-static struct unstage *unstage_new(struct coll_sched *s, int n)
+/* Room for n blocks; a packing list is appended to s at once, so its
+ * step runs before whatever the caller adds next. */
+static struct unstage *unstage_new(struct coll_sched *s, int n, int pack)
 {
 	struct unstage *u = coll_sched_tmp(s, sizeof(*u) + (size_t)n * sizeof(struct unstage_blk));
 
-	if (u)
-		u->n = 0;
+	if (!u)
+		return NULL;
+	u->n = 0;
+	u->pack = pack;
+	if (pack && coll_sched_call(s, unstage_fn, u))
+		return NULL;
 	return u;
 }
 
-static void unstage_add(struct unstage *u, void *user, const char *packed, int count,
-			MPI_Datatype dt)
+static int unstage_add(struct coll_sched *s, struct unstage *u, void *user, char *packed,
+		       MPI_Count count, MPI_Datatype dt)
 {
-	struct unstage_blk *b = &u->b[u->n++];
+	struct unstage_blk *b;
 
+	if (count <= 0)
+		return 0;
+	b = &u->b[u->n++];
 	b->user = user;
 	b->packed = packed;
 	b->count = count;
 	b->dt = dt;
-	if (count > 0)
-		michi_dt_hold(dt);   /* MPI_Type_free may come before the end */
+	return coll_keep_dt(s, dt);
 }
 
 /* Append the unpacking of u at the end of the schedule. */
@@ -409,57 +640,68 @@ static void unstage_finish(struct coll_sched *s, struct unstage *u)
 
 /*
  * A buffer of n blocks as the algorithms see it (coll_block): block i is
- * counts[i] (or ucount) elements of dt at displs[i] (or i * ucount)
- * extents from buf. A type that is not contiguous is replaced by its
- * packed form in scratch, the blocks back to back: `pack` fills it now
- * (data to send, or in place), `*u` (when given) gets the blocks to
- * unpack at the end (data received). Returns 0, or -1 out of memory.
+ * coll_v_count(v, i) (or ucount) elements of dt at coll_v_displ(v, i)
+ * (or i * ucount) extents from buf. A type that is not contiguous is
+ * replaced by its packed form in scratch, the blocks back to back: `pack`
+ * adds the step that fills it (data to send, or in place), `*u` (when
+ * given) gets the blocks to unpack at the end (data received). Returns
+ * 0, or -1 out of memory.
  */
 struct side {
 	void *buf;
-	const int *displs;
-	size_t unit;           /* bytes per element as laid out */
+	const struct coll_v *v;   /* the layout: the caller's, or own */
+	struct coll_v own;
+	size_t unit;              /* bytes per element as laid out */
 };
 
-static int side_of(struct coll_sched *s, struct side *out, const void *buf, const int *counts,
-		   const int *displs, size_t ucount, MPI_Datatype dt, int n, int pack,
+static int side_of(struct coll_sched *s, struct side *out, const void *buf,
+		   const struct coll_v *v, size_t ucount, MPI_Datatype dt, int n, int pack,
 		   struct unstage **u)
 {
 	size_t size, total = 0;
-	int *pd = NULL, i;
+	intptr_t *pd = NULL;
+	struct unstage *pk = NULL;
 	char *packed;
+	int i;
 
 	if (coll_contig(dt)) {
 		out->buf = (void *)buf;
-		out->displs = displs;
+		out->v = v;
 		out->unit = (size_t)michi_dt_extent(dt);
 		return 0;
 	}
 	size = (size_t)michi_dt_size(dt);
-	if (counts && !(pd = coll_sched_tmp(s, (size_t)n * sizeof(int))))
+	if (v && !(pd = coll_sched_tmp(s, (size_t)n * sizeof(*pd))))
 		return -1;
 	for (i = 0; i < n; i++) {
 		if (pd)
-			pd[i] = (int)total;
-		total += counts ? (size_t)counts[i] : ucount;
+			pd[i] = (intptr_t)total;
+		total += coll_v_count(v, i, ucount);
 	}
 	if (!(packed = coll_sched_tmp(s, total * size)))
 		return -1;
-	if (u && !(*u = unstage_new(s, n)))
+	if (pack && !(pk = unstage_new(s, n, 1)))
+		return -1;
+	if (u && !(*u = unstage_new(s, n, 0)))
 		return -1;
 	for (i = 0; i < n; i++) {
-		size_t cnt = counts ? (size_t)counts[i] : ucount;
-		char *ub = (char *)buf + (counts ? (ptrdiff_t)displs[i] : (ptrdiff_t)i * (ptrdiff_t)ucount) *
-			   michi_dt_extent(dt);
+		size_t cnt = coll_v_count(v, i, ucount);
+		char *ub = (char *)buf + coll_v_displ(v, i, ucount) * michi_dt_extent(dt);
 		char *pb = packed + (pd ? (size_t)pd[i] : (size_t)i * ucount) * size;
 
-		if (pack && cnt)
-			michi_dt_pack(ub, (MPI_Count)cnt, dt, pb, cnt * size);
-		if (u)
-			unstage_add(*u, ub, pb, (int)cnt, dt);
+		if (pk && unstage_add(s, pk, ub, pb, (MPI_Count)cnt, dt))
+			return -1;
+		if (u && unstage_add(s, *u, ub, pb, (MPI_Count)cnt, dt))
+			return -1;
 	}
 	out->buf = packed;
-	out->displs = pd;
+	out->v = NULL;
+	if (v) {
+		out->own = *v;
+		out->own.displs = pd;
+		out->own.wide_displs = 1;
+		out->v = &out->own;
+	}
 	out->unit = size;
 	return 0;
 }
@@ -476,10 +718,10 @@ static int barrier_common(MPI_Comm comm, MPI_Request *request, int nb, const cha
 		return err;
 	if (c->local) {
 		s = coll_new_inter(c, COLL_TAG_BARRIER, NULL);
-		COLL_BUILD_AND_GO(c, s, coll_build_inter_barrier(s), nb ? request : NULL, fname);
+		COLL_BUILD_AND_GO(c, s, coll_build_inter_barrier(s), request, nb, fname);
 	}
 	s = coll_new(c, COLL_TAG_BARRIER, NULL);
-	COLL_BUILD_AND_GO(c, s, coll_build_barrier(s), nb ? request : NULL, fname);
+	COLL_BUILD_AND_GO(c, s, coll_build_barrier(s), request, nb, fname);
 }
 
 int PMPI_Barrier(MPI_Comm comm)
@@ -492,7 +734,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 	return barrier_common(comm, request, 1, "MPI_Ibarrier");
 }
 
-static int bcast_common(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+static int bcast_common(void *buffer, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm,
 			MPI_Request *request, int nb, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
@@ -505,7 +747,7 @@ static int bcast_common(void *buffer, int count, MPI_Datatype dt, int root, MPI_
 	if ((err = coll_enter(c, comm, request, nb, fname)))
 		return err;
 	if (c->local)
-		return inter_bcast(c, buffer, count, dt, root, nb ? request : NULL, fname);
+		return inter_bcast(c, buffer, count, dt, root, request, nb, fname);
 	if (ERRCHK) {
 		if ((err = coll_check_buf(c, fname, "", buffer, count, dt)) ||
 		    (err = coll_check_root(c, fname, root)))
@@ -521,11 +763,11 @@ static int bcast_common(void *buffer, int count, MPI_Datatype dt, int root, MPI_
 						      root), fname);
 	if (!(s = coll_new_cc(&cc, COLL_TAG_BCAST, NULL)))
 		return michi_err_nomem(c, fname);
-	if (!side_of(s, &sd, buffer, NULL, NULL, (size_t)count, dt, 1, c->rank == root,
+	if (!side_of(s, &sd, buffer, NULL, (size_t)count, dt, 1, c->rank == root,
 		     c->rank == root ? NULL : &u) &&
 	    !coll_build_bcast(s, sd.buf, (size_t)count * sd.unit, root))
 		unstage_finish(s, u);
-	return michi_coll_go(c, s, nb ? request : NULL, fname);
+	return coll_go(c, s, request, nb, fname);
 }
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
@@ -574,7 +816,7 @@ struct typed_out {
 	const char *scratch;
 	char *packed;
 	void *user;
-	int count;
+	MPI_Count count;
 	MPI_Datatype dt;
 };
 
@@ -586,15 +828,14 @@ static michi_status_t typed_out_fn(struct coll_sched *s, void *arg)
 	(void)s;
 	michi_dt_pack(t->scratch, t->count, t->dt, t->packed, bytes);
 	michi_dt_unpack(t->packed, bytes, t->user, t->count, t->dt);
-	michi_dt_release(t->dt);
 	return MICHI_OK;
 }
 
 /* The buffer the algorithm writes the result of count instances of dt
  * into: rbuf itself for contiguous types, else scratch (holding rbuf's
  * bytes first when `in` says the input is there) that *t copies back. */
-static void *result_buf(struct coll_sched *s, void *rbuf, int count, MPI_Datatype dt, int in,
-			struct typed_out **t)
+static void *result_buf(struct coll_sched *s, void *rbuf, MPI_Count count, MPI_Datatype dt,
+			int in, struct typed_out **t)
 {
 	size_t bytes = (size_t)count * (size_t)michi_dt_extent(dt);
 	char *scratch;
@@ -605,13 +846,13 @@ static void *result_buf(struct coll_sched *s, void *rbuf, int count, MPI_Datatyp
 	if (!(scratch = coll_sched_tmp(s, bytes)) || !(*t = coll_sched_tmp(s, sizeof(**t))) ||
 	    !((*t)->packed = coll_sched_tmp(s, michi_dt_packed(dt, count))))
 		return NULL;
-	if (in)
-		memcpy(scratch, rbuf, bytes);
+	/* a step: a persistent collective's input is in rbuf at every start */
+	if ((in && coll_sched_copy(s, rbuf, scratch, bytes)) || coll_keep_dt(s, dt))
+		return NULL;
 	(*t)->scratch = scratch;
 	(*t)->user = rbuf;
 	(*t)->count = count;
 	(*t)->dt = dt;
-	michi_dt_hold(dt);
 	return scratch;
 }
 
@@ -630,13 +871,14 @@ static void typed_out_finish(struct coll_sched *s, struct typed_out *t)
  * and, where this rank receives, the receive side.
  */
 static int coll_check_reduce(struct michi_comm *c, const char *fname, const void *sendbuf,
-			     const void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+			     const void *recvbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
 			     int receives)
 {
 	int err;
 
 	if (unlikely(count < 0))
-		return michi_mpi_err(c, MPI_ERR_COUNT, fname, "(count=%d): negative count", count);
+		return michi_mpi_err(c, MPI_ERR_COUNT, fname, "(count=%lld): negative count",
+				     (long long)count);
 	if (unlikely(!coll_contig(dt)) && michi_dt_ok(dt)) {
 		if (michi_op_is_predefined(op))
 			return michi_mpi_err(c, MPI_ERR_OP, fname,
@@ -659,8 +901,8 @@ static int coll_check_reduce(struct michi_comm *c, const char *fname, const void
 		return MPI_SUCCESS;
 	if (unlikely(!recvbuf) && count > 0)
 		return michi_mpi_err(c, MPI_ERR_BUFFER, fname,
-				     "(recvbuf=NULL, count=%d): NULL buffer with a positive count",
-				     count);
+				     "(recvbuf=NULL, count=%lld): NULL buffer with a positive count",
+				     (long long)count);
 	if (unlikely(recvbuf == MPI_IN_PLACE))
 		return coll_err_inplace(c, fname, "recvbuf", "only sendbuf may be MPI_IN_PLACE");
 	if (unlikely(sendbuf == recvbuf) && count > 0)
@@ -668,7 +910,7 @@ static int coll_check_reduce(struct michi_comm *c, const char *fname, const void
 	return MPI_SUCCESS;
 }
 
-static int reduce_common(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+static int reduce_common(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype dt,
 			 MPI_Op op, int root, MPI_Comm comm, MPI_Request *request, int nb,
 			 const char *fname)
 {
@@ -682,7 +924,8 @@ static int reduce_common(const void *sendbuf, void *recvbuf, int count, MPI_Data
 	if ((err = coll_enter(c, comm, request, nb, fname)))
 		return err;
 	if (c->local)
-		return inter_reduce(c, sendbuf, recvbuf, count, NULL, 0, dt, op, root, nb ? request : NULL, fname);
+		return inter_reduce(c, sendbuf, recvbuf, count, NULL, 0, dt, op, root, request, nb,
+				    fname);
 	if (ERRCHK) {
 		if ((err = coll_check_root(c, fname, root)) ||
 		    (err = coll_check_reduce(c, fname, sendbuf, recvbuf, count, dt, op,
@@ -709,7 +952,7 @@ static int reduce_common(const void *sendbuf, void *recvbuf, int count, MPI_Data
 		    !coll_build_reduce(s, inplace ? NULL : sendbuf, rb, (size_t)count, root))
 			typed_out_finish(s, t);
 	}
-	return michi_coll_go(c, s, nb ? request : NULL, fname);
+	return coll_go(c, s, request, nb, fname);
 }
 
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -726,7 +969,8 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 			     "MPI_Ireduce");
 }
 
-static int allreduce_common(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+static int allreduce_common(const void *sendbuf, void *recvbuf, MPI_Count count,
+			    MPI_Datatype dt,
 			    MPI_Op op, MPI_Comm comm, MPI_Request *request, int nb,
 			    const char *fname)
 {
@@ -740,7 +984,7 @@ static int allreduce_common(const void *sendbuf, void *recvbuf, int count, MPI_D
 		return err;
 	if (c->local)
 		return inter_reduce(c, sendbuf, recvbuf, count, NULL, 0, dt, op, INTER_ALLREDUCE,
-				    nb ? request : NULL, fname);
+				    request, nb, fname);
 	if (ERRCHK && (err = coll_check_reduce(c, fname, sendbuf, recvbuf, count, dt, op, 1)))
 		return err;
 	coll_op_of(&o, op, dt);
@@ -753,7 +997,7 @@ static int allreduce_common(const void *sendbuf, void *recvbuf, int count, MPI_D
 		if (rb && !coll_build_allreduce(s, inplace ? NULL : sendbuf, rb, (size_t)count))
 			typed_out_finish(s, t);
 	}
-	return michi_coll_go(c, s, nb ? request : NULL, fname);
+	return coll_go(c, s, request, nb, fname);
 }
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -770,41 +1014,42 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 				"MPI_Iallreduce");
 }
 
-/* Reduce-scatter(_block): counts NULL is the block form of rcount each. */
-static int reduce_scatter_common(const void *sendbuf, void *recvbuf, const int *counts,
-				 int rcount, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+/* Reduce-scatter(_block): counts NULL is the block form of rcount each
+ * (counts->displs unused). */
+static int reduce_scatter_common(const void *sendbuf, void *recvbuf, const struct coll_v *counts,
+				 MPI_Count rcount, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
 				 MPI_Request *request, int nb, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
 	struct coll_sched *s;
 	struct typed_out *t = NULL;
 	struct coll_op o;
-	long total = 0;
+	MPI_Count total = 0, mine;
 	int err, i;
 
 	if ((err = coll_enter(c, comm, request, nb, fname)))
 		return err;
 	if (c->local)
 		return inter_reduce(c, sendbuf, recvbuf, 0, counts, rcount, dt, op, INTER_REDSCAT,
-				    nb ? request : NULL, fname);
+				    request, nb, fname);
 	if (ERRCHK && counts == NULL && rcount < 0)
-		return michi_mpi_err(c, MPI_ERR_COUNT, fname, "(recvcount=%d): negative count",
-				     rcount);
+		return michi_mpi_err(c, MPI_ERR_COUNT, fname, "(recvcount=%lld): negative count",
+				     (long long)rcount);
 	for (i = 0; counts && i < c->size; i++) {
-		if (ERRCHK && counts[i] < 0)
+		MPI_Count n = v_count(counts, i);
+
+		if (ERRCHK && n < 0)
 			return michi_mpi_err(c, MPI_ERR_COUNT, fname,
-					     "(recvcounts[%d]=%d): negative count", i, counts[i]);
-		total += counts[i];
+					     "(recvcounts[%d]=%lld): negative count", i,
+					     (long long)n);
+		total += n;
 	}
 	if (!counts)
-		total = (long)rcount * c->size;
-	if (ERRCHK && total > 0x7fffffff)
-		return michi_mpi_err(c, MPI_ERR_COUNT, fname,
-				     "(): %ld elements in all: too many for now", total);
-	if (ERRCHK && (err = coll_check_reduce(c, fname, sendbuf, recvbuf, (int)total, dt, op,
-					       0)))
+		total = rcount * c->size;
+	mine = counts ? v_count(counts, c->rank) : rcount;
+	if (ERRCHK && (err = coll_check_reduce(c, fname, sendbuf, recvbuf, total, dt, op, 0)))
 		return err;
-	if (ERRCHK && (counts ? counts[c->rank] : rcount) > 0) {
+	if (ERRCHK && mine > 0) {
 		if (!recvbuf)
 			return michi_mpi_err(c, MPI_ERR_BUFFER, fname,
 					     "(recvbuf=NULL): NULL buffer with a positive count");
@@ -819,39 +1064,43 @@ static int reduce_scatter_common(const void *sendbuf, void *recvbuf, const int *
 		return michi_err_nomem(c, fname);
 	if (total > 0) {
 		const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-		void *rb = result_buf(s, recvbuf, counts ? counts[c->rank] : rcount, dt, 0, &t);
+		void *rb = result_buf(s, recvbuf, mine, dt, 0, &t);
 
 		if ((rb || !recvbuf) &&
 		    !coll_build_reduce_scatter(s, in == rb ? NULL : in, rb, counts,
 					       (size_t)rcount))
 			typed_out_finish(s, t);
 	}
-	return michi_coll_go(c, s, nb ? request : NULL, fname);
+	return coll_go(c, s, request, nb, fname);
 }
 
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
 			MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+	struct coll_v v = COLL_V(recvcounts, NULL, 0);
+
 	if (ERRCHK && !recvcounts)
 		return michi_err_null(michi_comm_get(comm), "MPI_Reduce_scatter", "recvcounts");
-	return reduce_scatter_common(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, NULL,
-				     0, "MPI_Reduce_scatter");
+	return reduce_scatter_common(sendbuf, recvbuf, &v, 0, datatype, op, comm, NULL,
+				     COLL_BLOCKING, "MPI_Reduce_scatter");
 }
 
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
 			 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+	struct coll_v v = COLL_V(recvcounts, NULL, 0);
+
 	if (ERRCHK && !recvcounts)
 		return michi_err_null(michi_comm_get(comm), "MPI_Ireduce_scatter", "recvcounts");
-	return reduce_scatter_common(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm,
-				     request, 1, "MPI_Ireduce_scatter");
+	return reduce_scatter_common(sendbuf, recvbuf, &v, 0, datatype, op, comm, request,
+				     COLL_NB, "MPI_Ireduce_scatter");
 }
 
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 			      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
 	return reduce_scatter_common(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm, NULL,
-				     0, "MPI_Reduce_scatter_block");
+				     COLL_BLOCKING, "MPI_Reduce_scatter_block");
 }
 
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
@@ -859,10 +1108,10 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 			       MPI_Request *request)
 {
 	return reduce_scatter_common(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm,
-				     request, 1, "MPI_Ireduce_scatter_block");
+				     request, COLL_NB, "MPI_Ireduce_scatter_block");
 }
 
-static int scan_common(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+static int scan_common(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype dt,
 		       MPI_Op op, MPI_Comm comm, MPI_Request *request, int nb, int exclusive,
 		       const char *fname)
 {
@@ -892,7 +1141,7 @@ static int scan_common(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
 					    (size_t)count, exclusive))
 			typed_out_finish(s, t);
 	}
-	return michi_coll_go(c, s, nb ? request : NULL, fname);
+	return coll_go(c, s, request, nb, fname);
 }
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -925,11 +1174,11 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 
 /* The root's receive side of a gather / send side of a scatter. */
 static int coll_check_rootbuf(struct michi_comm *c, const char *fname, const char *arg,
-			      const void *buf, const int *counts, const int *displs, int count,
+			      const void *buf, const struct coll_v *v, MPI_Count count,
 			      MPI_Datatype dt)
 {
-	if (counts)
-		return coll_check_v(c, fname, arg, buf, counts, displs, dt);
+	if (v)
+		return coll_check_v(c, fname, arg, buf, v, dt);
 	return coll_check_buf(c, fname, arg, buf, count, dt);
 }
 
@@ -939,8 +1188,8 @@ static int coll_check_rootbuf(struct michi_comm *c, const char *fname, const cha
  * pass as MPI_IN_PLACE, and the root's buffer on the other side.
  */
 static int coll_check_rooted(struct michi_comm *c, const char *fname, int root, int gather,
-			     const void *mine, int count, MPI_Datatype dt, const void *rootbuf,
-			     const int *counts, const int *displs, int rootcount,
+			     const void *mine, MPI_Count count, MPI_Datatype dt,
+			     const void *rootbuf, const struct coll_v *v, MPI_Count rootcount,
 			     MPI_Datatype roottype)
 {
 	const char *side = gather ? "send" : "recv", *other = gather ? "recv" : "send";
@@ -958,8 +1207,7 @@ static int coll_check_rooted(struct michi_comm *c, const char *fname, int root, 
 	}
 	if (c->rank != root)
 		return MPI_SUCCESS;
-	if ((err = coll_check_rootbuf(c, fname, other, rootbuf, counts, displs, rootcount,
-				      roottype)))
+	if ((err = coll_check_rootbuf(c, fname, other, rootbuf, v, rootcount, roottype)))
 		return err;
 	if (rootbuf == MPI_IN_PLACE)
 		return coll_err_inplace(c, fname, otherbuf, gather ?
@@ -968,14 +1216,14 @@ static int coll_check_rooted(struct michi_comm *c, const char *fname, int root, 
 	return MPI_SUCCESS;
 }
 
-static int gather_common(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-			 void *recvbuf, const int *recvcounts, const int *displs, int recvcount,
+static int gather_common(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			 void *recvbuf, const struct coll_v *rv, MPI_Count recvcount,
 			 MPI_Datatype recvtype, int root, int vform, MPI_Comm comm,
 			 MPI_Request *request, int nb, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
 	int inplace = sendbuf == MPI_IN_PLACE, isroot;
-	struct side snd = { NULL, NULL, 0 }, rcv = { NULL, NULL, 0 };
+	struct side snd = { .buf = NULL }, rcv = { .buf = NULL };
 	struct unstage *u = NULL;
 	struct coll_sched *s;
 	struct coll_comm cc;
@@ -984,10 +1232,10 @@ static int gather_common(const void *sendbuf, int sendcount, MPI_Datatype sendty
 	if ((err = coll_enter(c, comm, request, nb, fname)))
 		return err;
 	if (c->local)
-		return inter_rooted(c, 1, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-				    recvcount, recvtype, root, vform, nb ? request : NULL, fname);
+		return inter_rooted(c, 1, sendbuf, sendcount, sendtype, recvbuf, rv, recvcount,
+				    recvtype, root, vform, request, nb, fname);
 	if (ERRCHK && (err = coll_check_rooted(c, fname, root, 1, sendbuf, sendcount, sendtype,
-					       recvbuf, recvcounts, displs, recvcount, recvtype)))
+					       recvbuf, rv, recvcount, recvtype)))
 		return err;
 	isroot = c->rank == root;
 	michi_coll_comm(c, &cc);
@@ -1005,36 +1253,36 @@ static int gather_common(const void *sendbuf, int sendcount, MPI_Datatype sendty
 	}
 	if (!(s = coll_new_cc(&cc, COLL_TAG_GATHER, NULL)))
 		return michi_err_nomem(c, fname);
-	if ((inplace || !side_of(s, &snd, sendbuf, NULL, NULL, (size_t)sendcount, sendtype, 1, 1,
+	if ((inplace || !side_of(s, &snd, sendbuf, NULL, (size_t)sendcount, sendtype, 1, 1,
 				 NULL)) &&
-	    (!isroot || !side_of(s, &rcv, recvbuf, recvcounts, displs, (size_t)recvcount,
-				 recvtype, c->size, inplace, &u)) &&
-	    !coll_build_gather(s, inplace ? NULL : snd.buf, inplace ? 0 : (size_t)sendcount * snd.unit,
-			       rcv.buf, recvcounts, rcv.displs, (size_t)recvcount, rcv.unit, root,
-			       vform))
+	    (!isroot || !side_of(s, &rcv, recvbuf, rv, (size_t)recvcount, recvtype, c->size,
+				 inplace, &u)) &&
+	    !coll_build_gather(s, inplace ? NULL : snd.buf,
+			       inplace ? 0 : (size_t)sendcount * snd.unit, rcv.buf, rcv.v,
+			       (size_t)recvcount, rcv.unit, root, vform))
 		unstage_finish(s, u);
-	return michi_coll_go(c, s, nb ? request : NULL, fname);
+	return coll_go(c, s, request, nb, fname);
 }
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-	return gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
-			     recvtype, root, 0, comm, NULL, 0, "MPI_Gather");
+	return gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, recvtype,
+			     root, 0, comm, NULL, COLL_BLOCKING, "MPI_Gather");
 }
 
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
 		 MPI_Request *request)
 {
-	return gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
-			     recvtype, root, 0, comm, request, 1, "MPI_Igather");
+	return gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, recvtype,
+			     root, 0, comm, request, COLL_NB, "MPI_Igather");
 }
 
-/* only the root reads the arrays of a rooted v collective; a NULL one
- * elsewhere is legal */
-static int rooted_v_counts(MPI_Comm comm, int root, const int *counts, const char *fname,
-			   const char *arg, const int **out)
+/* Only the root reads the arrays of a rooted v collective; a NULL one
+ * elsewhere is legal. *out: v at the root, else NULL. */
+static int rooted_v(MPI_Comm comm, int root, const struct coll_v *v, const char *fname,
+		    const char *arg, const struct coll_v **out)
 {
 	struct michi_comm *c = michi_comm_get(comm);
 
@@ -1042,9 +1290,9 @@ static int rooted_v_counts(MPI_Comm comm, int root, const int *counts, const cha
 	if (!c || (c->local ? root != MPI_ROOT
 		   : (unsigned)root >= (unsigned)c->size || c->rank != root))
 		return MPI_SUCCESS;
-	if (ERRCHK && !counts)
+	if (ERRCHK && !v->counts)
 		return michi_err_null(c, fname, arg);
-	*out = counts;
+	*out = v;
 	return MPI_SUCCESS;
 }
 
@@ -1052,32 +1300,34 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
 		 MPI_Comm comm)
 {
-	const int *counts;
-	int err = rooted_v_counts(comm, root, recvcounts, "MPI_Gatherv", "recvcounts", &counts);
+	struct coll_v v = COLL_V(recvcounts, displs, 0);
+	const struct coll_v *rv;
+	int err = rooted_v(comm, root, &v, "MPI_Gatherv", "recvcounts", &rv);
 
-	return err ? err : gather_common(sendbuf, sendcount, sendtype, recvbuf, counts, displs, 0,
-					 recvtype, root, 1, comm, NULL, 0, "MPI_Gatherv");
+	return err ? err : gather_common(sendbuf, sendcount, sendtype, recvbuf, rv, 0, recvtype,
+					 root, 1, comm, NULL, COLL_BLOCKING, "MPI_Gatherv");
 }
 
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
 		  MPI_Comm comm, MPI_Request *request)
 {
-	const int *counts;
-	int err = rooted_v_counts(comm, root, recvcounts, "MPI_Igatherv", "recvcounts", &counts);
+	struct coll_v v = COLL_V(recvcounts, displs, 0);
+	const struct coll_v *rv;
+	int err = rooted_v(comm, root, &v, "MPI_Igatherv", "recvcounts", &rv);
 
-	return err ? err : gather_common(sendbuf, sendcount, sendtype, recvbuf, counts, displs, 0,
-					 recvtype, root, 1, comm, request, 1, "MPI_Igatherv");
+	return err ? err : gather_common(sendbuf, sendcount, sendtype, recvbuf, rv, 0, recvtype,
+					 root, 1, comm, request, COLL_NB, "MPI_Igatherv");
 }
 
-static int scatter_common(const void *sendbuf, const int *sendcounts, const int *displs,
-			  int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+static int scatter_common(const void *sendbuf, const struct coll_v *sv, MPI_Count sendcount,
+			  MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
 			  MPI_Datatype recvtype, int root, int vform, MPI_Comm comm,
 			  MPI_Request *request, int nb, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
 	int inplace = recvbuf == MPI_IN_PLACE, isroot;
-	struct side snd = { NULL, NULL, 0 }, rcv = { NULL, NULL, 0 };
+	struct side snd = { .buf = NULL }, rcv = { .buf = NULL };
 	struct unstage *u = NULL;
 	struct coll_sched *s;
 	struct coll_comm cc;
@@ -1086,10 +1336,10 @@ static int scatter_common(const void *sendbuf, const int *sendcounts, const int 
 	if ((err = coll_enter(c, comm, request, nb, fname)))
 		return err;
 	if (c->local)
-		return inter_rooted(c, 0, recvbuf, recvcount, recvtype, sendbuf, sendcounts, displs,
-				    sendcount, sendtype, root, vform, nb ? request : NULL, fname);
+		return inter_rooted(c, 0, recvbuf, recvcount, recvtype, sendbuf, sv, sendcount,
+				    sendtype, root, vform, request, nb, fname);
 	if (ERRCHK && (err = coll_check_rooted(c, fname, root, 0, recvbuf, recvcount, recvtype,
-					       sendbuf, sendcounts, displs, sendcount, sendtype)))
+					       sendbuf, sv, sendcount, sendtype)))
 		return err;
 	isroot = c->rank == root;
 	michi_coll_comm(c, &cc);
@@ -1107,66 +1357,66 @@ static int scatter_common(const void *sendbuf, const int *sendcounts, const int 
 	}
 	if (!(s = coll_new_cc(&cc, COLL_TAG_SCATTER, NULL)))
 		return michi_err_nomem(c, fname);
-	if ((!isroot || !side_of(s, &snd, sendbuf, sendcounts, displs, (size_t)sendcount,
-				 sendtype, c->size, 1, NULL)) &&
-	    (inplace || !side_of(s, &rcv, recvbuf, NULL, NULL, (size_t)recvcount, recvtype, 1, 0,
+	if ((!isroot || !side_of(s, &snd, sendbuf, sv, (size_t)sendcount, sendtype, c->size, 1,
+				 NULL)) &&
+	    (inplace || !side_of(s, &rcv, recvbuf, NULL, (size_t)recvcount, recvtype, 1, 0,
 				 &u)) &&
-	    !coll_build_scatter(s, snd.buf, sendcounts, snd.displs, (size_t)sendcount, snd.unit,
+	    !coll_build_scatter(s, snd.buf, snd.v, (size_t)sendcount, snd.unit,
 				inplace ? NULL : rcv.buf, inplace ? 0 : (size_t)recvcount * rcv.unit,
 				root, vform))
 		unstage_finish(s, u);
-	return michi_coll_go(c, s, nb ? request : NULL, fname);
+	return coll_go(c, s, request, nb, fname);
 }
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-	return scatter_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
-			      recvtype, root, 0, comm, NULL, 0, "MPI_Scatter");
+	return scatter_common(sendbuf, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype,
+			      root, 0, comm, NULL, COLL_BLOCKING, "MPI_Scatter");
 }
 
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
 		  MPI_Request *request)
 {
-	return scatter_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
-			      recvtype, root, 0, comm, request, 1, "MPI_Iscatter");
+	return scatter_common(sendbuf, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype,
+			      root, 0, comm, request, COLL_NB, "MPI_Iscatter");
 }
 
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
 		  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
 		  int root, MPI_Comm comm)
 {
-	const int *counts;
-	int err = rooted_v_counts(comm, root, sendcounts, "MPI_Scatterv", "sendcounts", &counts);
+	struct coll_v v = COLL_V(sendcounts, displs, 0);
+	const struct coll_v *sv;
+	int err = rooted_v(comm, root, &v, "MPI_Scatterv", "sendcounts", &sv);
 
-	return err ? err : scatter_common(sendbuf, counts, displs, 0, sendtype, recvbuf,
-					  recvcount, recvtype, root, 1, comm, NULL, 0,
-					  "MPI_Scatterv");
+	return err ? err : scatter_common(sendbuf, sv, 0, sendtype, recvbuf, recvcount, recvtype,
+					  root, 1, comm, NULL, COLL_BLOCKING, "MPI_Scatterv");
 }
 
 int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
 		   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
 		   int root, MPI_Comm comm, MPI_Request *request)
 {
-	const int *counts;
-	int err = rooted_v_counts(comm, root, sendcounts, "MPI_Iscatterv", "sendcounts", &counts);
+	struct coll_v v = COLL_V(sendcounts, displs, 0);
+	const struct coll_v *sv;
+	int err = rooted_v(comm, root, &v, "MPI_Iscatterv", "sendcounts", &sv);
 
-	return err ? err : scatter_common(sendbuf, counts, displs, 0, sendtype, recvbuf,
-					  recvcount, recvtype, root, 1, comm, request, 1,
-					  "MPI_Iscatterv");
+	return err ? err : scatter_common(sendbuf, sv, 0, sendtype, recvbuf, recvcount, recvtype,
+					  root, 1, comm, request, COLL_NB, "MPI_Iscatterv");
 }
 
 /* ---- allgather and alltoall ---------------------------------------------------- */
 
-static int allgather_common(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-			    void *recvbuf, const int *recvcounts, const int *displs,
-			    int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-			    MPI_Request *request, int nb, const char *fname)
+static int allgather_common(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			    void *recvbuf, const struct coll_v *rv, MPI_Count recvcount,
+			    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request, int nb,
+			    const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
 	int inplace = sendbuf == MPI_IN_PLACE;
-	struct side snd = { NULL, NULL, 0 }, rcv;
+	struct side snd = { .buf = NULL }, rcv;
 	struct unstage *u = NULL;
 	struct coll_sched *s;
 	int err;
@@ -1174,68 +1424,70 @@ static int allgather_common(const void *sendbuf, int sendcount, MPI_Datatype sen
 	if ((err = coll_enter(c, comm, request, nb, fname)))
 		return err;
 	if (c->local)
-		return inter_allgather(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-				       recvcount, recvtype, nb ? request : NULL, fname);
+		return inter_allgather(c, sendbuf, sendcount, sendtype, recvbuf, rv, recvcount,
+				       recvtype, request, nb, fname);
 	if (ERRCHK) {
 		if (!inplace && (err = coll_check_buf(c, fname, "send", sendbuf, sendcount, sendtype)))
 			return err;
-		if ((err = coll_check_rootbuf(c, fname, "recv", recvbuf, recvcounts, displs,
-					      recvcount, recvtype)))
+		if ((err = coll_check_rootbuf(c, fname, "recv", recvbuf, rv, recvcount, recvtype)))
 			return err;
 		if (recvbuf == MPI_IN_PLACE)
 			return coll_err_inplace(c, fname, "recvbuf", "only sendbuf may be MPI_IN_PLACE");
 	}
 	if (!(s = coll_new(c, COLL_TAG_ALLGATHER, NULL)))
 		return michi_err_nomem(c, fname);
-	if ((inplace || !side_of(s, &snd, sendbuf, NULL, NULL, (size_t)sendcount, sendtype, 1, 1,
+	if ((inplace || !side_of(s, &snd, sendbuf, NULL, (size_t)sendcount, sendtype, 1, 1,
 				 NULL)) &&
-	    !side_of(s, &rcv, recvbuf, recvcounts, displs, (size_t)recvcount, recvtype, c->size,
-		     inplace, &u) &&
-	    !coll_build_allgather(s, inplace ? NULL : snd.buf, inplace ? 0 : (size_t)sendcount * snd.unit,
-			     rcv.buf, recvcounts, rcv.displs, (size_t)recvcount, rcv.unit))
+	    !side_of(s, &rcv, recvbuf, rv, (size_t)recvcount, recvtype, c->size, inplace, &u) &&
+	    !coll_build_allgather(s, inplace ? NULL : snd.buf,
+				  inplace ? 0 : (size_t)sendcount * snd.unit, rcv.buf, rcv.v,
+				  (size_t)recvcount, rcv.unit))
 		unstage_finish(s, u);
-	return michi_coll_go(c, s, nb ? request : NULL, fname);
+	return coll_go(c, s, request, nb, fname);
 }
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-	return allgather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
-				recvtype, comm, NULL, 0, "MPI_Allgather");
+	return allgather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, recvtype,
+				comm, NULL, COLL_BLOCKING, "MPI_Allgather");
 }
 
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-	return allgather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
-				recvtype, comm, request, 1, "MPI_Iallgather");
+	return allgather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, recvtype,
+				comm, request, COLL_NB, "MPI_Iallgather");
 }
 
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
 		    MPI_Comm comm)
 {
+	struct coll_v v = COLL_V(recvcounts, displs, 0);
+
 	if (ERRCHK && !recvcounts)
 		return michi_err_null(michi_comm_get(comm), "MPI_Allgatherv", "recvcounts");
-	return allgather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
-				recvtype, comm, NULL, 0, "MPI_Allgatherv");
+	return allgather_common(sendbuf, sendcount, sendtype, recvbuf, &v, 0, recvtype, comm,
+				NULL, COLL_BLOCKING, "MPI_Allgatherv");
 }
 
 int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
 		     MPI_Comm comm, MPI_Request *request)
 {
+	struct coll_v v = COLL_V(recvcounts, displs, 0);
+
 	if (ERRCHK && !recvcounts)
 		return michi_err_null(michi_comm_get(comm), "MPI_Iallgatherv", "recvcounts");
-	return allgather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
-				recvtype, comm, request, 1, "MPI_Iallgatherv");
+	return allgather_common(sendbuf, sendcount, sendtype, recvbuf, &v, 0, recvtype, comm,
+				request, COLL_NB, "MPI_Iallgatherv");
 }
 
 /* Alltoall(v) on an intercommunicator: the blocks of both sides for the
  * pairwise exchange with the remote group. */
-static int inter_alltoall(struct coll_sched *s, const struct side *snd, const int *scounts,
-			  size_t sucount, const struct side *rcv, const int *rcounts,
-			  size_t rucount)
+static int inter_alltoall(struct coll_sched *s, const struct side *snd, size_t sucount,
+			  const struct side *rcv, size_t rucount)
 {
 	int i, n = s->c.size;
 	size_t *lens = coll_sched_tmp(s, 2 * (size_t)n * (sizeof(size_t) + sizeof(char *)));
@@ -1245,22 +1497,20 @@ static int inter_alltoall(struct coll_sched *s, const struct side *snd, const in
 		return -1;
 	ptrs = (char **)(lens + 2 * n);
 	for (i = 0; i < n; i++) {
-		ptrs[i] = coll_block(snd->buf, scounts, snd->displs, sucount, snd->unit, i, &lens[i]);
-		ptrs[n + i] = coll_block(rcv->buf, rcounts, rcv->displs, rucount, rcv->unit, i,
-					 &lens[n + i]);
+		ptrs[i] = coll_block(snd->buf, snd->v, sucount, snd->unit, i, &lens[i]);
+		ptrs[n + i] = coll_block(rcv->buf, rcv->v, rucount, rcv->unit, i, &lens[n + i]);
 	}
 	return coll_build_inter_alltoallw(s, (const char *const *)ptrs, lens, ptrs + n, lens + n);
 }
 
-static int alltoall_common(const void *sendbuf, const int *sendcounts, const int *sdispls,
-			   int sendcount, MPI_Datatype sendtype, void *recvbuf,
-			   const int *recvcounts, const int *rdispls, int recvcount,
-			   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request, int nb,
-			   const char *fname)
+static int alltoall_common(const void *sendbuf, const struct coll_v *sv, MPI_Count sendcount,
+			   MPI_Datatype sendtype, void *recvbuf, const struct coll_v *rv,
+			   MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+			   MPI_Request *request, int nb, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
 	int inplace = sendbuf == MPI_IN_PLACE;
-	struct side snd = { NULL, NULL, 0 }, rcv;
+	struct side snd = { .buf = NULL }, rcv;
 	struct unstage *u = NULL;
 	struct coll_sched *s;
 	int err;
@@ -1268,15 +1518,14 @@ static int alltoall_common(const void *sendbuf, const int *sendcounts, const int
 	if ((err = coll_enter(c, comm, request, nb, fname)))
 		return err;
 	if (ERRCHK) {
-		if (!inplace && (err = coll_check_rootbuf(c, fname, "send", sendbuf, sendcounts,
-							  sdispls, sendcount, sendtype)))
+		if (!inplace && (err = coll_check_rootbuf(c, fname, "send", sendbuf, sv, sendcount,
+							  sendtype)))
 			return err;
-		if ((err = coll_check_rootbuf(c, fname, "recv", recvbuf, recvcounts, rdispls,
-					      recvcount, recvtype)))
+		if ((err = coll_check_rootbuf(c, fname, "recv", recvbuf, rv, recvcount, recvtype)))
 			return err;
 		if (recvbuf == MPI_IN_PLACE)
 			return coll_err_inplace(c, fname, "recvbuf", "only sendbuf may be MPI_IN_PLACE");
-		if (!inplace && sendbuf == recvbuf && (recvcounts || recvcount > 0))
+		if (!inplace && sendbuf == recvbuf && (rv || recvcount > 0))
 			return coll_err_alias(c, fname);
 	}
 	if (ERRCHK && c->local && inplace)
@@ -1285,53 +1534,61 @@ static int alltoall_common(const void *sendbuf, const int *sendcounts, const int
 		     : coll_new(c, COLL_TAG_ALLTOALL, NULL);
 	if (!s)
 		return michi_err_nomem(c, fname);
-	if ((inplace || !side_of(s, &snd, sendbuf, sendcounts, sdispls, (size_t)sendcount,
-				 sendtype, c->size, 1, NULL)) &&
-	    !side_of(s, &rcv, recvbuf, recvcounts, rdispls, (size_t)recvcount, recvtype, c->size,
-		     inplace, &u) &&
+	if ((inplace || !side_of(s, &snd, sendbuf, sv, (size_t)sendcount, sendtype, c->size, 1,
+				 NULL)) &&
+	    !side_of(s, &rcv, recvbuf, rv, (size_t)recvcount, recvtype, c->size, inplace, &u) &&
 	    !(c->local
-	      ? inter_alltoall(s, &snd, sendcounts, (size_t)sendcount, &rcv, recvcounts,
-			       (size_t)recvcount)
-	      : coll_build_alltoall(s, inplace ? NULL : snd.buf, sendcounts, snd.displs,
-				    (size_t)sendcount, snd.unit, rcv.buf, recvcounts, rcv.displs,
-				    (size_t)recvcount, rcv.unit)))
+	      ? inter_alltoall(s, &snd, (size_t)sendcount, &rcv, (size_t)recvcount)
+	      : coll_build_alltoall(s, inplace ? NULL : snd.buf, snd.v, (size_t)sendcount,
+				    snd.unit, rcv.buf, rcv.v, (size_t)recvcount, rcv.unit)))
 		unstage_finish(s, u);
-	return michi_coll_go(c, s, nb ? request : NULL, fname);
+	return coll_go(c, s, request, nb, fname);
 }
 
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-	return alltoall_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL,
-			       recvcount, recvtype, comm, NULL, 0, "MPI_Alltoall");
+	return alltoall_common(sendbuf, NULL, sendcount, sendtype, recvbuf, NULL, recvcount,
+			       recvtype, comm, NULL, COLL_BLOCKING, "MPI_Alltoall");
 }
 
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-	return alltoall_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL,
-			       recvcount, recvtype, comm, request, 1, "MPI_Ialltoall");
+	return alltoall_common(sendbuf, NULL, sendcount, sendtype, recvbuf, NULL, recvcount,
+			       recvtype, comm, request, COLL_NB, "MPI_Ialltoall");
 }
 
-static int alltoallv_arrays(MPI_Comm comm, const void *sendbuf, const int *sendcounts,
-			    const int *recvcounts, const char *fname)
+/* The arrays of an alltoallv: checked, and sv NULL in place. */
+static int alltoallv_arrays(MPI_Comm comm, const void *sendbuf, const struct coll_v *sv,
+			    const struct coll_v *rv, const char *fname)
 {
-	if (ERRCHK && !recvcounts)
+	if (ERRCHK && !rv->counts)
 		return michi_err_null(michi_comm_get(comm), fname, "recvcounts");
-	if (ERRCHK && sendbuf != MPI_IN_PLACE && !sendcounts)
+	if (ERRCHK && sendbuf != MPI_IN_PLACE && !sv->counts)
 		return michi_err_null(michi_comm_get(comm), fname, "sendcounts");
 	return MPI_SUCCESS;
+}
+
+static int alltoallv_go(const void *sendbuf, const struct coll_v *sv, MPI_Datatype sendtype,
+			void *recvbuf, const struct coll_v *rv, MPI_Datatype recvtype,
+			MPI_Comm comm, MPI_Request *request, int nb, const char *fname)
+{
+	int err = alltoallv_arrays(comm, sendbuf, sv, rv, fname);
+
+	return err ? err : alltoall_common(sendbuf, sendbuf == MPI_IN_PLACE ? NULL : sv, 0,
+					   sendtype, recvbuf, rv, 0, recvtype, comm, request, nb,
+					   fname);
 }
 
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
 		   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
 		   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-	int err = alltoallv_arrays(comm, sendbuf, sendcounts, recvcounts, "MPI_Alltoallv");
+	struct coll_v sv = COLL_V(sendcounts, sdispls, 0), rv = COLL_V(recvcounts, rdispls, 0);
 
-	return err ? err : alltoall_common(sendbuf, sendbuf == MPI_IN_PLACE ? NULL : sendcounts,
-					   sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0,
-					   recvtype, comm, NULL, 0, "MPI_Alltoallv");
+	return alltoallv_go(sendbuf, &sv, sendtype, recvbuf, &rv, recvtype, comm, NULL,
+			    COLL_BLOCKING, "MPI_Alltoallv");
 }
 
 int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -1339,26 +1596,26 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
 		    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
 		    MPI_Request *request)
 {
-	int err = alltoallv_arrays(comm, sendbuf, sendcounts, recvcounts, "MPI_Ialltoallv");
+	struct coll_v sv = COLL_V(sendcounts, sdispls, 0), rv = COLL_V(recvcounts, rdispls, 0);
 
-	return err ? err : alltoall_common(sendbuf, sendbuf == MPI_IN_PLACE ? NULL : sendcounts,
-					   sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0,
-					   recvtype, comm, request, 1, "MPI_Ialltoallv");
+	return alltoallv_go(sendbuf, &sv, sendtype, recvbuf, &rv, recvtype, comm, request,
+			    COLL_NB, "MPI_Ialltoallv");
 }
 
 /*
- * Alltoallw: a type per peer and displacements in bytes. Blocks of types
- * that are not contiguous go through scratch one by one; in place, the
- * receive layout describes both sides and the builder sends from a copy.
+ * Alltoallw: a type per peer and displacements in bytes (coll_v read
+ * with no unit). Blocks of types that are not contiguous go through
+ * scratch one by one; in place, the receive layout describes both sides
+ * and the schedule sends from a copy it takes when it starts.
  */
-static int alltoallw_common(const void *sendbuf, const int *scounts, const int *sdispls,
-			    const MPI_Datatype *stypes, void *recvbuf, const int *rcounts,
-			    const int *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm,
-			    MPI_Request *request, int nb, const char *fname)
+static int alltoallw_common(const void *sendbuf, const struct coll_v *sv,
+			    const MPI_Datatype *stypes, void *recvbuf, const struct coll_v *rv,
+			    const MPI_Datatype *rtypes, MPI_Comm comm, MPI_Request *request,
+			    int nb, const char *fname)
 {
 	struct michi_comm *c = michi_comm_get(comm);
 	int inplace = sendbuf == MPI_IN_PLACE, n, i, err;
-	struct unstage *u = NULL;
+	struct unstage *u = NULL, *pk = NULL;
 	struct coll_sched *s;
 	size_t *lens;
 	char **ptrs, *base = NULL;
@@ -1369,20 +1626,22 @@ static int alltoallw_common(const void *sendbuf, const int *scounts, const int *
 	if (ERRCHK) {
 		char arg[32];
 
-		if (!rcounts || !rdispls || !rtypes)
-			return michi_err_null(c, fname, !rcounts ? "recvcounts" : !rdispls ?
+		if (!rv->counts || !rv->displs || !rtypes)
+			return michi_err_null(c, fname, !rv->counts ? "recvcounts" : !rv->displs ?
 					      "rdispls" : "recvtypes");
-		if (!inplace && (!scounts || !sdispls || !stypes))
-			return michi_err_null(c, fname, !scounts ? "sendcounts" : !sdispls ?
+		if (!inplace && (!sv->counts || !sv->displs || !stypes))
+			return michi_err_null(c, fname, !sv->counts ? "sendcounts" : !sv->displs ?
 					      "sdispls" : "sendtypes");
 		if (recvbuf == MPI_IN_PLACE)
 			return coll_err_inplace(c, fname, "recvbuf", "only sendbuf may be MPI_IN_PLACE");
 		for (i = 0; i < n; i++) {
 			snprintf(arg, sizeof(arg), "recv[%d]: ", i);
-			if ((err = coll_check_buf(c, fname, arg, recvbuf, rcounts[i], rtypes[i])))
+			if ((err = coll_check_buf(c, fname, arg, recvbuf, v_count(rv, i),
+			    rtypes[i])))
 				return err;
 			snprintf(arg, sizeof(arg), "send[%d]: ", i);
-			if (!inplace && (err = coll_check_buf(c, fname, arg, sendbuf, scounts[i],
+			if (!inplace && (err = coll_check_buf(c, fname, arg, sendbuf, v_count(sv,
+			    i),
 							      stypes[i])))
 				return err;
 		}
@@ -1393,49 +1652,51 @@ static int alltoallw_common(const void *sendbuf, const int *scounts, const int *
 		     : coll_new(c, COLL_TAG_ALLTOALL, NULL);
 	if (!s)
 		return michi_err_nomem(c, fname);
-	if (!(lens = coll_sched_tmp(s, 2 * (size_t)n * (sizeof(size_t) + sizeof(char *)))) ||
-	    !(u = unstage_new(s, n)))
+	if (!(lens = coll_sched_tmp(s, 2 * (size_t)n * (sizeof(size_t) + sizeof(char *)))))
 		goto go;
 	ptrs = (char **)(lens + 2 * n);
 	if (inplace) {
-		/* the data to send is what the receive buffer holds now */
+		/* the data to send is what the receive buffer holds at the start */
 		size_t span = 0;
 
 		for (i = 0; i < n; i++) {
-			size_t end = (size_t)rdispls[i] +
-				     (size_t)rcounts[i] * (size_t)michi_dt_extent(rtypes[i]);
+			size_t end = (size_t)coll_v_displ(rv, i, 0) +
+				     coll_v_count(rv, i, 0) * (size_t)michi_dt_extent(rtypes[i]);
 
 			span = end > span ? end : span;
 		}
-		if (!(base = coll_sched_tmp(s, span)))
+		if (!(base = coll_sched_tmp(s, span)) || coll_sched_copy(s, recvbuf, base, span))
 			goto go;
-		memcpy(base, recvbuf, span);
 		sendbuf = base;
-		scounts = rcounts;
-		sdispls = rdispls;
+		sv = rv;
 		stypes = rtypes;
 	}
+	if (!(u = unstage_new(s, n, 0)))
+		goto go;
 	for (i = 0; i < n; i++) {
 		MPI_Datatype st = stypes[i], rt = rtypes[i];
+		MPI_Count sc = (MPI_Count)coll_v_count(sv, i, 0), rc = (MPI_Count)coll_v_count(rv,
+				i, 0);
 
-		ptrs[i] = (char *)sendbuf + sdispls[i];
-		ptrs[n + i] = (char *)recvbuf + rdispls[i];
-		lens[i] = coll_bytes(st, scounts[i]);
-		lens[n + i] = coll_bytes(rt, rcounts[i]);
-		if (!coll_contig(st) && scounts[i]) {
+		ptrs[i] = (char *)sendbuf + coll_v_displ(sv, i, 0);
+		ptrs[n + i] = (char *)recvbuf + coll_v_displ(rv, i, 0);
+		lens[i] = coll_bytes(st, sc);
+		lens[n + i] = coll_bytes(rt, rc);
+		if (!coll_contig(st) && sc) {
 			char *p = coll_sched_tmp(s, lens[i]);
 
-			if (!p)
+			/* the packing step, made at the first such block, comes
+			 * before the algorithm's steps */
+			if (!p || (!pk && !(pk = unstage_new(s, n, 1))) ||
+			    unstage_add(s, pk, ptrs[i], p, sc, st))
 				goto go;
-			michi_dt_pack(ptrs[i], scounts[i], st, p, lens[i]);
 			ptrs[i] = p;
 		}
-		if (!coll_contig(rt) && rcounts[i]) {
+		if (!coll_contig(rt) && rc) {
 			char *p = coll_sched_tmp(s, lens[n + i]);
 
-			if (!p)
+			if (!p || unstage_add(s, u, ptrs[n + i], p, rc, rt))
 				goto go;
-			unstage_add(u, ptrs[n + i], p, rcounts[i], rt);
 			ptrs[n + i] = p;
 		}
 	}
@@ -1445,15 +1706,17 @@ static int alltoallw_common(const void *sendbuf, const int *scounts, const int *
 					      lens + n)))
 		unstage_finish(s, u);
 go:
-	return michi_coll_go(c, s, nb ? request : NULL, fname);
+	return coll_go(c, s, request, nb, fname);
 }
 
 int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
 		   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
 		   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-	return alltoallw_common(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-				rdispls, recvtypes, comm, NULL, 0, "MPI_Alltoallw");
+	struct coll_v sv = COLL_V(sendcounts, sdispls, 0), rv = COLL_V(recvcounts, rdispls, 0);
+
+	return alltoallw_common(sendbuf, &sv, sendtypes, recvbuf, &rv, recvtypes, comm, NULL,
+				COLL_BLOCKING, "MPI_Alltoallw");
 }
 
 int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -1461,8 +1724,10 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
 		    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
 		    MPI_Request *request)
 {
-	return alltoallw_common(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-				rdispls, recvtypes, comm, request, 1, "MPI_Ialltoallw");
+	struct coll_v sv = COLL_V(sendcounts, sdispls, 0), rv = COLL_V(recvcounts, rdispls, 0);
+
+	return alltoallw_common(sendbuf, &sv, sendtypes, recvbuf, &rv, recvtypes, comm, request,
+				COLL_NB, "MPI_Ialltoallw");
 }
 
 /* ---- neighbourhood collectives ---------------------------------------------------- */
@@ -1471,17 +1736,15 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
  * The neighbourhood collectives of one topology communicator. Block i of
  * the receive side comes from in-neighbour i; the send side is one block
  * for every out-neighbour (allgather: the same block) or block j for
- * out-neighbour j. Layouts: counts NULL is the uniform one of ucount
+ * out-neighbour j. Layouts: v NULL is the uniform one of ucount
  * elements; displacements count elements (v forms), or bytes with a type
- * per block (w forms, stypes/rtypes non-NULL).
+ * per block (w forms, types non-NULL).
  */
 struct nbr_side {
 	const void *buf;
-	const int *counts;
-	const int *displs;       /* elements */
-	const MPI_Aint *bdispls; /* bytes (w forms) */
+	struct coll_v v;         /* counts NULL: uniform */
 	const MPI_Datatype *types;
-	int ucount;
+	MPI_Count ucount;
 	MPI_Datatype dt;
 	int same;                /* one block for every neighbour */
 };
@@ -1493,7 +1756,7 @@ static int nbr_check(struct michi_comm *c, const char *fname, const char *arg,
 	int i, err;
 
 	for (i = 0; i < (sd->same ? 1 : n); i++) {
-		int cnt = sd->counts ? sd->counts[i] : sd->ucount;
+		MPI_Count cnt = sd->v.counts ? v_count(&sd->v, i) : sd->ucount;
 		MPI_Datatype dt = sd->types ? sd->types[i] : sd->dt;
 
 		snprintf(a, sizeof(a), "%s[%d]: ", arg, i);
@@ -1503,16 +1766,18 @@ static int nbr_check(struct michi_comm *c, const char *fname, const char *arg,
 	return MPI_SUCCESS;
 }
 
-/* Address and bytes of block i, packed into scratch (send) or to be
- * unpacked at the end (receive, into u) when its type is not contiguous. */
-static int nbr_block(struct coll_sched *s, const struct nbr_side *sd, int i, int recv,
-		     struct unstage *u, char **p, size_t *len)
+/* Address and bytes of block i, packed into scratch when the schedule
+ * starts (send, into pk) or unpacked at the end (receive, into u) when
+ * its type is not contiguous. */
+static int nbr_block(struct coll_sched *s, const struct nbr_side *sd, int i, int n,
+		     struct unstage **pk, struct unstage *u, char **p, size_t *len)
 {
 	int k = sd->same ? 0 : i;
-	int cnt = sd->counts ? sd->counts[k] : sd->ucount;
+	const struct coll_v *v = sd->v.counts ? &sd->v : NULL;
+	MPI_Count cnt = (MPI_Count)coll_v_count(v, k, (size_t)sd->ucount);
 	MPI_Datatype dt = sd->types ? sd->types[k] : sd->dt;
-	char *b = (char *)sd->buf + (sd->same ? 0 : sd->bdispls ? sd->bdispls[k] :
-		  (ptrdiff_t)(sd->displs ? sd->displs[k] : k * sd->ucount) * michi_dt_extent(dt));
+	char *b = (char *)sd->buf + (sd->same ? 0 : sd->types ? coll_v_displ(v, k, 0) :
+		  coll_v_displ(v, k, (size_t)sd->ucount) * michi_dt_extent(dt));
 
 	*len = coll_bytes(dt, cnt);
 	*p = b;
@@ -1520,11 +1785,9 @@ static int nbr_block(struct coll_sched *s, const struct nbr_side *sd, int i, int
 		return 0;
 	if (!(*p = coll_sched_tmp(s, *len)))
 		return -1;
-	if (recv)
-		unstage_add(u, b, *p, cnt, dt);
-	else
-		michi_dt_pack(b, cnt, dt, *p, *len);
-	return 0;
+	if (!u && !*pk && !(*pk = unstage_new(s, n, 1)))   /* first: before the algorithm */
+		return -1;
+	return unstage_add(s, u ? u : *pk, b, *p, cnt, dt);
 }
 
 static int neighbor_common(MPI_Comm comm, const struct nbr_side *snd, const struct nbr_side *rcv,
@@ -1532,7 +1795,7 @@ static int neighbor_common(MPI_Comm comm, const struct nbr_side *snd, const stru
 {
 	struct michi_comm *c = michi_comm_get(comm);
 	int nin, nout, cart, i, err;
-	struct unstage *u;
+	struct unstage *u, *pk = NULL;
 	struct coll_sched *s;
 	size_t *lens;
 	char **ptrs;
@@ -1553,94 +1816,31 @@ static int neighbor_common(MPI_Comm comm, const struct nbr_side *snd, const stru
 		return michi_err_nomem(c, fname);
 	if (!(in = coll_sched_tmp(s, (size_t)(nin + nout + 1) * sizeof(int))) ||
 	    !(lens = coll_sched_tmp(s, (size_t)(nin + nout + 1) * (sizeof(size_t) + sizeof(char *)))) ||
-	    !(u = unstage_new(s, nin)))
+	    !(u = unstage_new(s, nin, 0)))
 		goto go;
 	out = in + nin;
 	ptrs = (char **)(lens + nin + nout + 1);
 	michi_topo_neighbors(c, &nin, &nout, in, out);
 	/* MPI_PROC_NULL neighbours move nothing: their blocks stay as they are */
 	for (i = 0; i < nin; i++)
-		if (in[i] != MPI_PROC_NULL && nbr_block(s, rcv, i, 1, u, &ptrs[i], &lens[i]))
+		if (in[i] != MPI_PROC_NULL && nbr_block(s, rcv, i, nin, NULL, u, &ptrs[i], &lens[i]))
 			goto go;
 	for (i = 0; i < nout; i++)
 		if (out[i] != MPI_PROC_NULL &&
-		    nbr_block(s, snd, i, 0, NULL, &ptrs[nin + i], &lens[nin + i]))
+		    nbr_block(s, snd, i, nout, &pk, NULL, &ptrs[nin + i], &lens[nin + i]))
 			goto go;
 	if (!coll_build_neighbor(s, nin, in, ptrs, lens, nout, out,
 				 (const char *const *)ptrs + nin, lens + nin, cart))
 		unstage_finish(s, u);
 go:
-	return michi_coll_go(c, s, nb ? request : NULL, fname);
+	return coll_go(c, s, request, nb, fname);
 }
 
 #define NBR_SEND_ONE(b, n, t) { .buf = (b), .ucount = (n), .dt = (t), .same = 1 }
 #define NBR_BLOCKS(b, n, t) { .buf = (b), .ucount = (n), .dt = (t) }
-#define NBR_V(b, cs, ds, t) { .buf = (b), .counts = (cs), .displs = (ds), .dt = (t) }
-#define NBR_W(b, cs, ds, ts) { .buf = (b), .counts = (cs), .bdispls = (ds), .types = (ts) }
-
-int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-			    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-	struct nbr_side s = NBR_SEND_ONE(sendbuf, sendcount, sendtype),
-			r = NBR_BLOCKS(recvbuf, recvcount, recvtype);
-
-	return neighbor_common(comm, &s, &r, NULL, 0, "MPI_Neighbor_allgather");
-}
-
-int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-			     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-			     MPI_Request *request)
-{
-	struct nbr_side s = NBR_SEND_ONE(sendbuf, sendcount, sendtype),
-			r = NBR_BLOCKS(recvbuf, recvcount, recvtype);
-
-	return neighbor_common(comm, &s, &r, request, 1, "MPI_Ineighbor_allgather");
-}
-
-int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-			     void *recvbuf, const int recvcounts[], const int displs[],
-			     MPI_Datatype recvtype, MPI_Comm comm)
-{
-	struct nbr_side s = NBR_SEND_ONE(sendbuf, sendcount, sendtype),
-			r = NBR_V(recvbuf, recvcounts, displs, recvtype);
-
-	if (ERRCHK && (!recvcounts || !displs))
-		return michi_err_null(michi_comm_get(comm), "MPI_Neighbor_allgatherv",
-				      !recvcounts ? "recvcounts" : "displs");
-	return neighbor_common(comm, &s, &r, NULL, 0, "MPI_Neighbor_allgatherv");
-}
-
-int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-			      void *recvbuf, const int recvcounts[], const int displs[],
-			      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-	struct nbr_side s = NBR_SEND_ONE(sendbuf, sendcount, sendtype),
-			r = NBR_V(recvbuf, recvcounts, displs, recvtype);
-
-	if (ERRCHK && (!recvcounts || !displs))
-		return michi_err_null(michi_comm_get(comm), "MPI_Ineighbor_allgatherv",
-				      !recvcounts ? "recvcounts" : "displs");
-	return neighbor_common(comm, &s, &r, request, 1, "MPI_Ineighbor_allgatherv");
-}
-
-int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-			   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-	struct nbr_side s = NBR_BLOCKS(sendbuf, sendcount, sendtype),
-			r = NBR_BLOCKS(recvbuf, recvcount, recvtype);
-
-	return neighbor_common(comm, &s, &r, NULL, 0, "MPI_Neighbor_alltoall");
-}
-
-int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-			    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-			    MPI_Request *request)
-{
-	struct nbr_side s = NBR_BLOCKS(sendbuf, sendcount, sendtype),
-			r = NBR_BLOCKS(recvbuf, recvcount, recvtype);
-
-	return neighbor_common(comm, &s, &r, request, 1, "MPI_Ineighbor_alltoall");
-}
+#define NBR_V(b, cs, ds, t, w) { .buf = (b), .v = COLL_V(cs, ds, w), .dt = (t) }
+/* the w forms' displacements are MPI_Aint in both forms */
+#define NBR_W(b, cs, ds, ts, w) { .buf = (b), .v = { (cs), (ds), (w), 1 }, .types = (ts) }
 
 static int nbr_v_arrays(MPI_Comm comm, const void *sc, const void *sd, const void *rc,
 			const void *rd, const char *fname)
@@ -1651,60 +1851,65 @@ static int nbr_v_arrays(MPI_Comm comm, const void *sc, const void *sd, const voi
 	return MPI_SUCCESS;
 }
 
-int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-			    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-			    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+static int nbr_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+			 MPI_Request *request, int nb, const char *fname)
 {
-	struct nbr_side s = NBR_V(sendbuf, sendcounts, sdispls, sendtype),
-			r = NBR_V(recvbuf, recvcounts, rdispls, recvtype);
-	int err = nbr_v_arrays(comm, sendcounts, sdispls, recvcounts, rdispls,
-			       "MPI_Neighbor_alltoallv");
+	struct nbr_side s = NBR_SEND_ONE(sendbuf, sendcount, sendtype),
+			r = NBR_BLOCKS(recvbuf, recvcount, recvtype);
 
-	return err ? err : neighbor_common(comm, &s, &r, NULL, 0, "MPI_Neighbor_alltoallv");
+	return neighbor_common(comm, &s, &r, request, nb, fname);
 }
 
-int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-			     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-			     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-			     MPI_Request *request)
+static int nbr_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			  void *recvbuf, const void *recvcounts, const void *displs, int wide,
+			  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request, int nb,
+			  const char *fname)
 {
-	struct nbr_side s = NBR_V(sendbuf, sendcounts, sdispls, sendtype),
-			r = NBR_V(recvbuf, recvcounts, rdispls, recvtype);
-	int err = nbr_v_arrays(comm, sendcounts, sdispls, recvcounts, rdispls,
-			       "MPI_Ineighbor_alltoallv");
+	struct nbr_side s = NBR_SEND_ONE(sendbuf, sendcount, sendtype),
+			r = NBR_V(recvbuf, recvcounts, displs, recvtype, wide);
 
-	return err ? err : neighbor_common(comm, &s, &r, request, 1, "MPI_Ineighbor_alltoallv");
+	if (ERRCHK && (!recvcounts || !displs))
+		return michi_err_null(michi_comm_get(comm), fname,
+				      !recvcounts ? "recvcounts" : "displs");
+	return neighbor_common(comm, &s, &r, request, nb, fname);
 }
 
-int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-			    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-			    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+static int nbr_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+			MPI_Request *request, int nb, const char *fname)
 {
-	struct nbr_side s = NBR_W(sendbuf, sendcounts, sdispls, sendtypes),
-			r = NBR_W(recvbuf, recvcounts, rdispls, recvtypes);
-	int err = nbr_v_arrays(comm, sendcounts, sdispls, recvcounts, rdispls,
-			       "MPI_Neighbor_alltoallw");
+	struct nbr_side s = NBR_BLOCKS(sendbuf, sendcount, sendtype),
+			r = NBR_BLOCKS(recvbuf, recvcount, recvtype);
+
+	return neighbor_common(comm, &s, &r, request, nb, fname);
+}
+
+static int nbr_alltoallv(const void *sendbuf, const void *sendcounts, const void *sdispls,
+			 MPI_Datatype sendtype, void *recvbuf, const void *recvcounts,
+			 const void *rdispls, int wide, MPI_Datatype recvtype, MPI_Comm comm,
+			 MPI_Request *request, int nb, const char *fname)
+{
+	struct nbr_side s = NBR_V(sendbuf, sendcounts, sdispls, sendtype, wide),
+			r = NBR_V(recvbuf, recvcounts, rdispls, recvtype, wide);
+	int err = nbr_v_arrays(comm, sendcounts, sdispls, recvcounts, rdispls, fname);
+
+	return err ? err : neighbor_common(comm, &s, &r, request, nb, fname);
+}
+
+static int nbr_alltoallw(const void *sendbuf, const void *sendcounts, const MPI_Aint *sdispls,
+			 const MPI_Datatype *sendtypes, void *recvbuf, const void *recvcounts,
+			 const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, int wide,
+			 MPI_Comm comm, MPI_Request *request, int nb, const char *fname)
+{
+	struct nbr_side s = NBR_W(sendbuf, sendcounts, sdispls, sendtypes, wide),
+			r = NBR_W(recvbuf, recvcounts, rdispls, recvtypes, wide);
+	int err = nbr_v_arrays(comm, sendcounts, sdispls, recvcounts, rdispls, fname);
 
 	if (!err && ERRCHK && (!sendtypes || !recvtypes))
-		err = michi_err_null(michi_comm_get(comm), "MPI_Neighbor_alltoallw",
+		err = michi_err_null(michi_comm_get(comm), fname,
 				     !sendtypes ? "sendtypes" : "recvtypes");
-	return err ? err : neighbor_common(comm, &s, &r, NULL, 0, "MPI_Neighbor_alltoallw");
-}
-
-int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
-			     const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-			     void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
-			     const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
-{
-	struct nbr_side s = NBR_W(sendbuf, sendcounts, sdispls, sendtypes),
-			r = NBR_W(recvbuf, recvcounts, rdispls, recvtypes);
-	int err = nbr_v_arrays(comm, sendcounts, sdispls, recvcounts, rdispls,
-			       "MPI_Ineighbor_alltoallw");
-
-	if (!err && ERRCHK && (!sendtypes || !recvtypes))
-		err = michi_err_null(michi_comm_get(comm), "MPI_Ineighbor_alltoallw",
-				     !sendtypes ? "sendtypes" : "recvtypes");
-	return err ? err : neighbor_common(comm, &s, &r, request, 1, "MPI_Ineighbor_alltoallw");
+	return err ? err : neighbor_common(comm, &s, &r, request, nb, fname);
 }
 
 /* ---- intercommunicators --------------------------------------------------------- */
@@ -1734,8 +1939,8 @@ static int inter_no_inplace(struct michi_comm *c, const void *a, const void *b,
 	return MPI_SUCCESS;
 }
 
-static int inter_bcast(struct michi_comm *c, void *buf, int count, MPI_Datatype dt, int root,
-		       MPI_Request *request, const char *fname)
+static int inter_bcast(struct michi_comm *c, void *buf, MPI_Count count, MPI_Datatype dt,
+		       int root, MPI_Request *request, int nb, const char *fname)
 {
 	struct unstage *u = NULL;
 	struct coll_sched *s;
@@ -1750,18 +1955,18 @@ static int inter_bcast(struct michi_comm *c, void *buf, int count, MPI_Datatype 
 	if (!(s = coll_new_inter(c, COLL_TAG_BCAST, NULL)))
 		return michi_err_nomem(c, fname);
 	if (role == COLL_ROOT_NONE ||
-	    (!side_of(s, &sd, buf, NULL, NULL, (size_t)count, dt, 1, role == COLL_ROOT_SELF,
+	    (!side_of(s, &sd, buf, NULL, (size_t)count, dt, 1, role == COLL_ROOT_SELF,
 		      role == COLL_ROOT_SELF ? NULL : &u) &&
 	     !coll_build_inter_bcast(s, sd.buf, (size_t)count * sd.unit, role, root)))
 		unstage_finish(s, u);
-	return michi_coll_go(c, s, request, fname);
+	return coll_go(c, s, request, nb, fname);
 }
 
 /* Reduce (root >= -3), allreduce (INTER_ALLREDUCE) and reduce-scatter
  * (counts or rcount, INTER_REDSCAT) on an intercommunicator. */
-static int inter_reduce(struct michi_comm *c, const void *sbuf, void *rbuf, int count,
-			const int *counts, int rcount, MPI_Datatype dt, MPI_Op op, int root,
-			MPI_Request *request, const char *fname)
+static int inter_reduce(struct michi_comm *c, const void *sbuf, void *rbuf, MPI_Count count,
+			const struct coll_v *counts, MPI_Count rcount, MPI_Datatype dt, MPI_Op op,
+			int root, MPI_Request *request, int nb, const char *fname)
 {
 	int role = COLL_ROOT_REMOTE, err, i, tag;
 	int lsize = c->local->size, receives;
@@ -1775,20 +1980,18 @@ static int inter_reduce(struct michi_comm *c, const void *sbuf, void *rbuf, int 
 	if (ERRCHK && (err = inter_no_inplace(c, sbuf, rbuf, fname)))
 		return err;
 	if (root == INTER_REDSCAT) {
-		long total = 0;
+		MPI_Count total = 0;
 
 		for (i = 0; i < lsize; i++) {
-			int k = counts ? counts[i] : rcount;
+			MPI_Count k = counts ? v_count(counts, i) : rcount;
 
 			if (ERRCHK && k < 0)
-				return michi_mpi_err(c, MPI_ERR_COUNT, fname, "(recvcount%s[%d]=%d): "
-						     "negative count", counts ? "s" : "", i, k);
+				return michi_mpi_err(c, MPI_ERR_COUNT, fname,
+						     "(recvcount%s[%d]=%lld): negative count",
+						     counts ? "s" : "", i, (long long)k);
 			total += k;
 		}
-		if (ERRCHK && total > 0x7fffffff)
-			return michi_mpi_err(c, MPI_ERR_COUNT, fname, "(): %ld elements in all: "
-					     "too many for now", total);
-		count = (int)total;
+		count = total;
 	}
 	receives = root == INTER_ALLREDUCE || role == COLL_ROOT_SELF;
 	if (ERRCHK && role != COLL_ROOT_NONE &&
@@ -1803,7 +2006,7 @@ static int inter_reduce(struct michi_comm *c, const void *sbuf, void *rbuf, int 
 	if (role == COLL_ROOT_NONE || count == 0)
 		goto go;
 	if (root == INTER_REDSCAT) {
-		int mine = counts ? counts[c->local->rank] : rcount;
+		MPI_Count mine = counts ? v_count(counts, c->local->rank) : rcount;
 
 		if ((rb = result_buf(s, rbuf, mine, dt, 0, &t)) || !mine)
 			if (!coll_build_inter_reduce_scatter(s, sbuf, rb, counts, (size_t)rcount))
@@ -1818,17 +2021,17 @@ static int inter_reduce(struct michi_comm *c, const void *sbuf, void *rbuf, int 
 	      : coll_build_inter_reduce(s, sbuf, rb, (size_t)count, role, root)))
 		typed_out_finish(s, t);
 go:
-	return michi_coll_go(c, s, request, fname);
+	return coll_go(c, s, request, nb, fname);
 }
 
 /* Gather (gather 1) and scatter (0): `mine` is every non-root rank's
  * buffer, the root's is described by counts/displs or ucount. */
-static int inter_rooted(struct michi_comm *c, int gather, const void *mine, int mcount,
-			MPI_Datatype mtype, const void *rootbuf, const int *counts,
-			const int *displs, int ucount, MPI_Datatype rtype, int root, int vform,
-			MPI_Request *request, const char *fname)
+static int inter_rooted(struct michi_comm *c, int gather, const void *mine, MPI_Count mcount,
+			MPI_Datatype mtype, const void *rootbuf, const struct coll_v *v,
+			MPI_Count ucount, MPI_Datatype rtype, int root, int vform,
+			MPI_Request *request, int nb, const char *fname)
 {
-	struct side own = { NULL, NULL, 0 }, all = { NULL, NULL, 0 };
+	struct side own = { .buf = NULL }, all = { .buf = NULL };
 	struct unstage *u = NULL;
 	struct coll_sched *s;
 	int role, err;
@@ -1842,49 +2045,993 @@ static int inter_rooted(struct michi_comm *c, int gather, const void *mine, int 
 	    (err = coll_check_buf(c, fname, gather ? "send" : "recv", mine, mcount, mtype)))
 		return err;
 	if (ERRCHK && role == COLL_ROOT_SELF &&
-	    (err = coll_check_rootbuf(c, fname, gather ? "recv" : "send", rootbuf, counts, displs,
-				      ucount, rtype)))
+	    (err = coll_check_rootbuf(c, fname, gather ? "recv" : "send", rootbuf, v, ucount,
+				      rtype)))
 		return err;
 	if (!(s = coll_new_inter(c, gather ? COLL_TAG_GATHER : COLL_TAG_SCATTER, NULL)))
 		return michi_err_nomem(c, fname);
 	if (role == COLL_ROOT_NONE)
 		goto go;
 	if (role == COLL_ROOT_SELF
-	    ? side_of(s, &all, rootbuf, counts, displs, (size_t)ucount, rtype, c->size, !gather,
+	    ? side_of(s, &all, rootbuf, v, (size_t)ucount, rtype, c->size, !gather,
 		      gather ? &u : NULL)
-	    : side_of(s, &own, mine, NULL, NULL, (size_t)mcount, mtype, 1, gather,
-		      gather ? NULL : &u))
+	    : side_of(s, &own, mine, NULL, (size_t)mcount, mtype, 1, gather, gather ? NULL : &u))
 		goto go;
 	if (!(gather
-	      ? coll_build_inter_gather(s, own.buf, (size_t)mcount * own.unit, all.buf, counts,
-					all.displs, (size_t)ucount, all.unit, role, root, vform)
-	      : coll_build_inter_scatter(s, all.buf, counts, all.displs, (size_t)ucount, all.unit,
-					 own.buf, (size_t)mcount * own.unit, role, root, vform)))
+	      ? coll_build_inter_gather(s, own.buf, (size_t)mcount * own.unit, all.buf, all.v,
+					(size_t)ucount, all.unit, role, root, vform)
+	      : coll_build_inter_scatter(s, all.buf, all.v, (size_t)ucount, all.unit, own.buf,
+					 (size_t)mcount * own.unit, role, root, vform)))
 		unstage_finish(s, u);
 go:
-	return michi_coll_go(c, s, request, fname);
+	return coll_go(c, s, request, nb, fname);
 }
 
-static int inter_allgather(struct michi_comm *c, const void *sbuf, int scount, MPI_Datatype stype,
-			   void *rbuf, const int *counts, const int *displs, int rcount,
-			   MPI_Datatype rtype, MPI_Request *request, const char *fname)
+static int inter_allgather(struct michi_comm *c, const void *sbuf, MPI_Count scount,
+			   MPI_Datatype stype, void *rbuf, const struct coll_v *v, MPI_Count rcount,
+			   MPI_Datatype rtype, MPI_Request *request, int nb, const char *fname)
 {
-	struct side snd, rcv;
+	struct side snd = { .buf = NULL }, rcv = { .buf = NULL };
 	struct unstage *u = NULL;
 	struct coll_sched *s;
 	int err;
 
 	if (ERRCHK && ((err = inter_no_inplace(c, sbuf, rbuf, fname)) ||
 		       (err = coll_check_buf(c, fname, "send", sbuf, scount, stype)) ||
-		       (err = coll_check_rootbuf(c, fname, "recv", rbuf, counts, displs, rcount,
-						 rtype))))
+		       (err = coll_check_rootbuf(c, fname, "recv", rbuf, v, rcount, rtype))))
 		return err;
 	if (!(s = coll_new_inter(c, COLL_TAG_ALLGATHER, NULL)))
 		return michi_err_nomem(c, fname);
-	if (!side_of(s, &snd, sbuf, NULL, NULL, (size_t)scount, stype, 1, 1, NULL) &&
-	    !side_of(s, &rcv, rbuf, counts, displs, (size_t)rcount, rtype, c->size, 0, &u) &&
-	    !coll_build_inter_allgather(s, snd.buf, (size_t)scount * snd.unit, rcv.buf, counts,
-					rcv.displs, (size_t)rcount, rcv.unit))
+	if (!side_of(s, &snd, sbuf, NULL, (size_t)scount, stype, 1, 1, NULL) &&
+	    !side_of(s, &rcv, rbuf, v, (size_t)rcount, rtype, c->size, 0, &u) &&
+	    !coll_build_inter_allgather(s, snd.buf, (size_t)scount * snd.unit, rcv.buf, rcv.v,
+					(size_t)rcount, rcv.unit))
 		unstage_finish(s, u);
-	return michi_coll_go(c, s, request, fname);
+	return coll_go(c, s, request, nb, fname);
+}
+/* ---- the neighbourhood collectives' int forms ---------------------------------- */
+
+int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+			     NULL, COLL_BLOCKING, "MPI_Neighbor_allgather");
+}
+
+int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+			     MPI_Request *request)
+{
+	return nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+			     request, COLL_NB, "MPI_Ineighbor_allgather");
+}
+
+int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			     void *recvbuf, const int recvcounts[], const int displs[],
+			     MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+			      recvtype, comm, NULL, COLL_BLOCKING, "MPI_Neighbor_allgatherv");
+}
+
+int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			      void *recvbuf, const int recvcounts[], const int displs[],
+			      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+			      recvtype, comm, request, COLL_NB, "MPI_Ineighbor_allgatherv");
+}
+
+int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL,
+			    COLL_BLOCKING, "MPI_Neighbor_alltoall");
+}
+
+int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+			    MPI_Request *request)
+{
+	return nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+			    request, COLL_NB, "MPI_Ineighbor_alltoall");
+}
+
+int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+			    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+			    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return nbr_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+			     0, recvtype, comm, NULL, COLL_BLOCKING, "MPI_Neighbor_alltoallv");
+}
+
+int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+			     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+			     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+			     MPI_Request *request)
+{
+	return nbr_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+			     0, recvtype, comm, request, COLL_NB, "MPI_Ineighbor_alltoallv");
+}
+
+int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+			    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+			    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+			    MPI_Comm comm)
+{
+	return nbr_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+			     recvtypes, 0, comm, NULL, COLL_BLOCKING, "MPI_Neighbor_alltoallw");
+}
+
+int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+			     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+			     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+			     MPI_Comm comm, MPI_Request *request)
+{
+	return nbr_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+			     recvtypes, 0, comm, request, COLL_NB, "MPI_Ineighbor_alltoallw");
+}
+
+/* ---- large counts (MPI-4.0 _c): the same calls with MPI_Count counts ----------- */
+
+int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+		     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return allgather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, recvtype,
+				comm, NULL, COLL_BLOCKING, "MPI_Allgather_c");
+}
+
+int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+		      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+		      MPI_Request *request)
+{
+	return allgather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, recvtype,
+				comm, request, COLL_NB, "MPI_Iallgather_c");
+}
+
+int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+		      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+		      MPI_Datatype recvtype, MPI_Comm comm)
+{
+	struct coll_v v = COLL_V(recvcounts, displs, 1);
+
+	if (ERRCHK && !recvcounts)
+		return michi_err_null(michi_comm_get(comm), "MPI_Allgatherv_c", "recvcounts");
+	return allgather_common(sendbuf, sendcount, sendtype, recvbuf, &v, 0, recvtype, comm, NULL,
+				COLL_BLOCKING, "MPI_Allgatherv_c");
+}
+
+int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+		       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+		       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	struct coll_v v = COLL_V(recvcounts, displs, 1);
+
+	if (ERRCHK && !recvcounts)
+		return michi_err_null(michi_comm_get(comm), "MPI_Iallgatherv_c", "recvcounts");
+	return allgather_common(sendbuf, sendcount, sendtype, recvbuf, &v, 0, recvtype, comm,
+				request, COLL_NB, "MPI_Iallgatherv_c");
+}
+
+int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+		     MPI_Op op, MPI_Comm comm)
+{
+	return allreduce_common(sendbuf, recvbuf, count, datatype, op, comm, NULL, COLL_BLOCKING,
+				"MPI_Allreduce_c");
+}
+
+int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+		      MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return allreduce_common(sendbuf, recvbuf, count, datatype, op, comm, request, COLL_NB,
+				"MPI_Iallreduce_c");
+}
+
+int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+		    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return alltoall_common(sendbuf, NULL, sendcount, sendtype, recvbuf, NULL, recvcount,
+			       recvtype, comm, NULL, COLL_BLOCKING, "MPI_Alltoall_c");
+}
+
+int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+		     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+		     MPI_Request *request)
+{
+	return alltoall_common(sendbuf, NULL, sendcount, sendtype, recvbuf, NULL, recvcount,
+			       recvtype, comm, request, COLL_NB, "MPI_Ialltoall_c");
+}
+
+int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+		     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+		     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	struct coll_v sv = COLL_V(sendcounts, sdispls, 1), rv = COLL_V(recvcounts, rdispls, 1);
+
+	return alltoallv_go(sendbuf, &sv, sendtype, recvbuf, &rv, recvtype, comm, NULL,
+			    COLL_BLOCKING, "MPI_Alltoallv_c");
+}
+
+int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+		      MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+		      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+		      MPI_Request *request)
+{
+	struct coll_v sv = COLL_V(sendcounts, sdispls, 1), rv = COLL_V(recvcounts, rdispls, 1);
+
+	return alltoallv_go(sendbuf, &sv, sendtype, recvbuf, &rv, recvtype, comm, request, COLL_NB,
+			    "MPI_Ialltoallv_c");
+}
+
+int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+		     const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+		     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+	struct coll_v sv = COLL_V(sendcounts, sdispls, 1), rv = COLL_V(recvcounts, rdispls, 1);
+
+	return alltoallw_common(sendbuf, &sv, sendtypes, recvbuf, &rv, recvtypes, comm, NULL,
+				COLL_BLOCKING, "MPI_Alltoallw_c");
+}
+
+int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+		      const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+		      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+		      MPI_Request *request)
+{
+	struct coll_v sv = COLL_V(sendcounts, sdispls, 1), rv = COLL_V(recvcounts, rdispls, 1);
+
+	return alltoallw_common(sendbuf, &sv, sendtypes, recvbuf, &rv, recvtypes, comm, request,
+				COLL_NB, "MPI_Ialltoallw_c");
+}
+
+int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+	return bcast_common(buffer, count, datatype, root, comm, NULL, COLL_BLOCKING,
+			    "MPI_Bcast_c");
+}
+
+int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+		  MPI_Request *request)
+{
+	return bcast_common(buffer, count, datatype, root, comm, request, COLL_NB, "MPI_Ibcast_c");
+}
+
+int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+		  MPI_Op op, MPI_Comm comm)
+{
+	return scan_common(sendbuf, recvbuf, count, datatype, op, comm, NULL, COLL_BLOCKING, 1,
+			   "MPI_Exscan_c");
+}
+
+int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+		   MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return scan_common(sendbuf, recvbuf, count, datatype, op, comm, request, COLL_NB, 1,
+			   "MPI_Iexscan_c");
+}
+
+int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+		  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	return gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, recvtype,
+			     root, 0, comm, NULL, COLL_BLOCKING, "MPI_Gather_c");
+}
+
+int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+		   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+		   MPI_Request *request)
+{
+	return gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, recvtype,
+			     root, 0, comm, request, COLL_NB, "MPI_Igather_c");
+}
+
+int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+		   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+		   int root, MPI_Comm comm)
+{
+	struct coll_v v = COLL_V(recvcounts, displs, 1);
+	const struct coll_v *rv;
+	int err = rooted_v(comm, root, &v, "MPI_Gatherv_c", "recvcounts", &rv);
+
+	return err ? err : gather_common(sendbuf, sendcount, sendtype, recvbuf, rv, 0, recvtype,
+					 root, 1, comm, NULL, COLL_BLOCKING, "MPI_Gatherv_c");
+}
+
+int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+		    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+		    int root, MPI_Comm comm, MPI_Request *request)
+{
+	struct coll_v v = COLL_V(recvcounts, displs, 1);
+	const struct coll_v *rv;
+	int err = rooted_v(comm, root, &v, "MPI_Igatherv_c", "recvcounts", &rv);
+
+	return err ? err : gather_common(sendbuf, sendcount, sendtype, recvbuf, rv, 0, recvtype,
+					 root, 1, comm, request, COLL_NB, "MPI_Igatherv_c");
+}
+
+int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+		  MPI_Op op, int root, MPI_Comm comm)
+{
+	return reduce_common(sendbuf, recvbuf, count, datatype, op, root, comm, NULL,
+			     COLL_BLOCKING, "MPI_Reduce_c");
+}
+
+int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+		   MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return reduce_common(sendbuf, recvbuf, count, datatype, op, root, comm, request, COLL_NB,
+			     "MPI_Ireduce_c");
+}
+
+int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+			  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	struct coll_v v = COLL_V(recvcounts, NULL, 1);
+
+	if (ERRCHK && !recvcounts)
+		return michi_err_null(michi_comm_get(comm), "MPI_Reduce_scatter_c", "recvcounts");
+	return reduce_scatter_common(sendbuf, recvbuf, &v, 0, datatype, op, comm, NULL,
+				     COLL_BLOCKING, "MPI_Reduce_scatter_c");
+}
+
+int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+			   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	struct coll_v v = COLL_V(recvcounts, NULL, 1);
+
+	if (ERRCHK && !recvcounts)
+		return michi_err_null(michi_comm_get(comm), "MPI_Ireduce_scatter_c", "recvcounts");
+	return reduce_scatter_common(sendbuf, recvbuf, &v, 0, datatype, op, comm, request, COLL_NB,
+				     "MPI_Ireduce_scatter_c");
+}
+
+int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+				MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	return reduce_scatter_common(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm, NULL,
+				     COLL_BLOCKING, "MPI_Reduce_scatter_block_c");
+}
+
+int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+				 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+				 MPI_Request *request)
+{
+	return reduce_scatter_common(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm,
+				     request, COLL_NB, "MPI_Ireduce_scatter_block_c");
+}
+
+int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+		MPI_Op op, MPI_Comm comm)
+{
+	return scan_common(sendbuf, recvbuf, count, datatype, op, comm, NULL, COLL_BLOCKING, 0,
+			   "MPI_Scan_c");
+}
+
+int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+		 MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return scan_common(sendbuf, recvbuf, count, datatype, op, comm, request, COLL_NB, 0,
+			   "MPI_Iscan_c");
+}
+
+int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+		   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	return scatter_common(sendbuf, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype,
+			      root, 0, comm, NULL, COLL_BLOCKING, "MPI_Scatter_c");
+}
+
+int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+		    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+		    MPI_Request *request)
+{
+	return scatter_common(sendbuf, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype,
+			      root, 0, comm, request, COLL_NB, "MPI_Iscatter_c");
+}
+
+int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+		    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+		    MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	struct coll_v v = COLL_V(sendcounts, displs, 1);
+	const struct coll_v *rv;
+	int err = rooted_v(comm, root, &v, "MPI_Scatterv_c", "sendcounts", &rv);
+
+	return err ? err : scatter_common(sendbuf, rv, 0, sendtype, recvbuf, recvcount, recvtype,
+					  root, 1, comm, NULL, COLL_BLOCKING, "MPI_Scatterv_c");
+}
+
+int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+		     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+		     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	struct coll_v v = COLL_V(sendcounts, displs, 1);
+	const struct coll_v *rv;
+	int err = rooted_v(comm, root, &v, "MPI_Iscatterv_c", "sendcounts", &rv);
+
+	return err ? err : scatter_common(sendbuf, rv, 0, sendtype, recvbuf, recvcount, recvtype,
+					  root, 1, comm, request, COLL_NB, "MPI_Iscatterv_c");
+}
+
+int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+			      MPI_Comm comm)
+{
+	return nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+			     NULL, COLL_BLOCKING, "MPI_Neighbor_allgather_c");
+}
+
+int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+			       MPI_Comm comm, MPI_Request *request)
+{
+	return nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+			     request, COLL_NB, "MPI_Ineighbor_allgather_c");
+}
+
+int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			       void *recvbuf, const MPI_Count recvcounts[],
+			       const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 1,
+			      recvtype, comm, NULL, COLL_BLOCKING, "MPI_Neighbor_allgatherv_c");
+}
+
+int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+				void *recvbuf, const MPI_Count recvcounts[],
+				const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+				MPI_Request *request)
+{
+	return nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 1,
+			      recvtype, comm, request, COLL_NB, "MPI_Ineighbor_allgatherv_c");
+}
+
+int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+			     MPI_Comm comm)
+{
+	return nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL,
+			    COLL_BLOCKING, "MPI_Neighbor_alltoall_c");
+}
+
+int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+			      MPI_Comm comm, MPI_Request *request)
+{
+	return nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+			    request, COLL_NB, "MPI_Ineighbor_alltoall_c");
+}
+
+int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+			      const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+			      const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+			      MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return nbr_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+			     1, recvtype, comm, NULL, COLL_BLOCKING, "MPI_Neighbor_alltoallv_c");
+}
+
+int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+			       const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+			       const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+			       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return nbr_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+			     1, recvtype, comm, request, COLL_NB, "MPI_Ineighbor_alltoallv_c");
+}
+
+int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+			      const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+			      void *recvbuf, const MPI_Count recvcounts[],
+			      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+			      MPI_Comm comm)
+{
+	return nbr_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+			     recvtypes, 1, comm, NULL, COLL_BLOCKING, "MPI_Neighbor_alltoallw_c");
+}
+
+int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+			       const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+			       void *recvbuf, const MPI_Count recvcounts[],
+			       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+			       MPI_Comm comm, MPI_Request *request)
+{
+	return nbr_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+			     recvtypes, 1, comm, request, COLL_NB, "MPI_Ineighbor_alltoallw_c");
+}
+
+/* ---- persistent collectives (MPI-4.0): built at init, run at every MPI_Start ---- */
+
+int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+			MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Allgather_init");
+
+	return err ? err : allgather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount,
+					    recvtype, comm, request, COLL_PERSIST,
+					    "MPI_Allgather_init");
+}
+
+int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+			  MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Allgather_init_c");
+
+	return err ? err : allgather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount,
+					    recvtype, comm, request, COLL_PERSIST,
+					    "MPI_Allgather_init_c");
+}
+
+int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			 const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+			 MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	struct coll_v v = COLL_V(recvcounts, displs, 0);
+	int err = coll_info_check(comm, info, "MPI_Allgatherv_init");
+
+	if (ERRCHK && !recvcounts)
+		return michi_err_null(michi_comm_get(comm), "MPI_Allgatherv_init", "recvcounts");
+	return err ? err : allgather_common(sendbuf, sendcount, sendtype, recvbuf, &v, 0, recvtype,
+					    comm, request, COLL_PERSIST, "MPI_Allgatherv_init");
+}
+
+int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			   void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+			   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+			   MPI_Request *request)
+{
+	struct coll_v v = COLL_V(recvcounts, displs, 1);
+	int err = coll_info_check(comm, info, "MPI_Allgatherv_init_c");
+
+	if (ERRCHK && !recvcounts)
+		return michi_err_null(michi_comm_get(comm), "MPI_Allgatherv_init_c", "recvcounts");
+	return err ? err : allgather_common(sendbuf, sendcount, sendtype, recvbuf, &v, 0, recvtype,
+					    comm, request, COLL_PERSIST, "MPI_Allgatherv_init_c");
+}
+
+int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+			MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Allreduce_init");
+
+	return err ? err : allreduce_common(sendbuf, recvbuf, count, datatype, op, comm, request,
+					    COLL_PERSIST, "MPI_Allreduce_init");
+}
+
+int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+			  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+			  MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Allreduce_init_c");
+
+	return err ? err : allreduce_common(sendbuf, recvbuf, count, datatype, op, comm, request,
+					    COLL_PERSIST, "MPI_Allreduce_init_c");
+}
+
+int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+		       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+		       MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Alltoall_init");
+
+	return err ? err : alltoall_common(sendbuf, NULL, sendcount, sendtype, recvbuf, NULL,
+					   recvcount, recvtype, comm, request, COLL_PERSIST,
+					   "MPI_Alltoall_init");
+}
+
+int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+			 MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Alltoall_init_c");
+
+	return err ? err : alltoall_common(sendbuf, NULL, sendcount, sendtype, recvbuf, NULL,
+					   recvcount, recvtype, comm, request, COLL_PERSIST,
+					   "MPI_Alltoall_init_c");
+}
+
+int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+			MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+			const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+			MPI_Request *request)
+{
+	struct coll_v sv = COLL_V(sendcounts, sdispls, 0), rv = COLL_V(recvcounts, rdispls, 0);
+	int err = coll_info_check(comm, info, "MPI_Alltoallv_init");
+
+	return err ? err : alltoallv_go(sendbuf, &sv, sendtype, recvbuf, &rv, recvtype, comm,
+					request, COLL_PERSIST, "MPI_Alltoallv_init");
+}
+
+int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+			  const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+			  const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+			  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+			  MPI_Request *request)
+{
+	struct coll_v sv = COLL_V(sendcounts, sdispls, 1), rv = COLL_V(recvcounts, rdispls, 1);
+	int err = coll_info_check(comm, info, "MPI_Alltoallv_init_c");
+
+	return err ? err : alltoallv_go(sendbuf, &sv, sendtype, recvbuf, &rv, recvtype, comm,
+					request, COLL_PERSIST, "MPI_Alltoallv_init_c");
+}
+
+int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+			const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+			const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+			MPI_Info info, MPI_Request *request)
+{
+	struct coll_v sv = COLL_V(sendcounts, sdispls, 0), rv = COLL_V(recvcounts, rdispls, 0);
+	int err = coll_info_check(comm, info, "MPI_Alltoallw_init");
+
+	return err ? err : alltoallw_common(sendbuf, &sv, sendtypes, recvbuf, &rv, recvtypes, comm,
+					    request, COLL_PERSIST, "MPI_Alltoallw_init");
+}
+
+int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+			  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+			  const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+			  const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+			  MPI_Request *request)
+{
+	struct coll_v sv = COLL_V(sendcounts, sdispls, 1), rv = COLL_V(recvcounts, rdispls, 1);
+	int err = coll_info_check(comm, info, "MPI_Alltoallw_init_c");
+
+	return err ? err : alltoallw_common(sendbuf, &sv, sendtypes, recvbuf, &rv, recvtypes, comm,
+					    request, COLL_PERSIST, "MPI_Alltoallw_init_c");
+}
+
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Barrier_init");
+
+	return err ? err : barrier_common(comm, request, COLL_PERSIST, "MPI_Barrier_init");
+}
+
+int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+		    MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Bcast_init");
+
+	return err ? err : bcast_common(buffer, count, datatype, root, comm, request, COLL_PERSIST,
+					"MPI_Bcast_init");
+}
+
+int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+		      MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Bcast_init_c");
+
+	return err ? err : bcast_common(buffer, count, datatype, root, comm, request, COLL_PERSIST,
+					"MPI_Bcast_init_c");
+}
+
+int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+		     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Exscan_init");
+
+	return err ? err : scan_common(sendbuf, recvbuf, count, datatype, op, comm, request,
+				       COLL_PERSIST, 1, "MPI_Exscan_init");
+}
+
+int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+		       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Exscan_init_c");
+
+	return err ? err : scan_common(sendbuf, recvbuf, count, datatype, op, comm, request,
+				       COLL_PERSIST, 1, "MPI_Exscan_init_c");
+}
+
+int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+		     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+		     MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Gather_init");
+
+	return err ? err : gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount,
+					 recvtype, root, 0, comm, request, COLL_PERSIST,
+					 "MPI_Gather_init");
+}
+
+int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+		       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+		       MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Gather_init_c");
+
+	return err ? err : gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount,
+					 recvtype, root, 0, comm, request, COLL_PERSIST,
+					 "MPI_Gather_init_c");
+}
+
+int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+		      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+		      MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	struct coll_v v = COLL_V(recvcounts, displs, 0);
+	const struct coll_v *rv;
+	int err = rooted_v(comm, root, &v, "MPI_Gatherv_init", "recvcounts", &rv);
+
+	if (!err)
+		err = coll_info_check(comm, info, "MPI_Gatherv_init");
+	return err ? err : gather_common(sendbuf, sendcount, sendtype, recvbuf, rv, 0, recvtype,
+					 root, 1, comm, request, COLL_PERSIST, "MPI_Gatherv_init");
+}
+
+int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+			MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+			MPI_Request *request)
+{
+	struct coll_v v = COLL_V(recvcounts, displs, 1);
+	const struct coll_v *rv;
+	int err = rooted_v(comm, root, &v, "MPI_Gatherv_init_c", "recvcounts", &rv);
+
+	if (!err)
+		err = coll_info_check(comm, info, "MPI_Gatherv_init_c");
+	return err ? err : gather_common(sendbuf, sendcount, sendtype, recvbuf, rv, 0, recvtype,
+					 root, 1, comm, request, COLL_PERSIST,
+					 "MPI_Gatherv_init_c");
+}
+
+int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+		     MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Reduce_init");
+
+	return err ? err : reduce_common(sendbuf, recvbuf, count, datatype, op, root, comm,
+					 request, COLL_PERSIST, "MPI_Reduce_init");
+}
+
+int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+		       MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Reduce_init_c");
+
+	return err ? err : reduce_common(sendbuf, recvbuf, count, datatype, op, root, comm,
+					 request, COLL_PERSIST, "MPI_Reduce_init_c");
+}
+
+int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+			     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+			     MPI_Request *request)
+{
+	struct coll_v v = COLL_V(recvcounts, NULL, 0);
+	int err = coll_info_check(comm, info, "MPI_Reduce_scatter_init");
+
+	if (ERRCHK && !recvcounts)
+		return michi_err_null(michi_comm_get(comm), "MPI_Reduce_scatter_init",
+				      "recvcounts");
+	return err ? err : reduce_scatter_common(sendbuf, recvbuf, &v, 0, datatype, op, comm,
+						 request, COLL_PERSIST, "MPI_Reduce_scatter_init");
+}
+
+int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+			       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+			       MPI_Request *request)
+{
+	struct coll_v v = COLL_V(recvcounts, NULL, 1);
+	int err = coll_info_check(comm, info, "MPI_Reduce_scatter_init_c");
+
+	if (ERRCHK && !recvcounts)
+		return michi_err_null(michi_comm_get(comm), "MPI_Reduce_scatter_init_c",
+				      "recvcounts");
+	return err ? err : reduce_scatter_common(sendbuf, recvbuf, &v, 0, datatype, op, comm,
+						 request, COLL_PERSIST,
+						 "MPI_Reduce_scatter_init_c");
+}
+
+int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+				   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+				   MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Reduce_scatter_block_init");
+
+	return err ? err : reduce_scatter_common(sendbuf, recvbuf, NULL, recvcount, datatype, op,
+						 comm, request, COLL_PERSIST,
+						 "MPI_Reduce_scatter_block_init");
+}
+
+int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+				     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+				     MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Reduce_scatter_block_init_c");
+
+	return err ? err : reduce_scatter_common(sendbuf, recvbuf, NULL, recvcount, datatype, op,
+						 comm, request, COLL_PERSIST,
+						 "MPI_Reduce_scatter_block_init_c");
+}
+
+int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+		   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Scan_init");
+
+	return err ? err : scan_common(sendbuf, recvbuf, count, datatype, op, comm, request,
+				       COLL_PERSIST, 0, "MPI_Scan_init");
+}
+
+int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+		     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Scan_init_c");
+
+	return err ? err : scan_common(sendbuf, recvbuf, count, datatype, op, comm, request,
+				       COLL_PERSIST, 0, "MPI_Scan_init_c");
+}
+
+int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+		      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+		      MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Scatter_init");
+
+	return err ? err : scatter_common(sendbuf, NULL, sendcount, sendtype, recvbuf, recvcount,
+					  recvtype, root, 0, comm, request, COLL_PERSIST,
+					  "MPI_Scatter_init");
+}
+
+int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+			void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+			MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Scatter_init_c");
+
+	return err ? err : scatter_common(sendbuf, NULL, sendcount, sendtype, recvbuf, recvcount,
+					  recvtype, root, 0, comm, request, COLL_PERSIST,
+					  "MPI_Scatter_init_c");
+}
+
+int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
+		       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+		       int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	struct coll_v v = COLL_V(sendcounts, displs, 0);
+	const struct coll_v *rv;
+	int err = rooted_v(comm, root, &v, "MPI_Scatterv_init", "sendcounts", &rv);
+
+	if (!err)
+		err = coll_info_check(comm, info, "MPI_Scatterv_init");
+	return err ? err : scatter_common(sendbuf, rv, 0, sendtype, recvbuf, recvcount, recvtype,
+					  root, 1, comm, request, COLL_PERSIST,
+					  "MPI_Scatterv_init");
+}
+
+int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+			 const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+			 MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+			 MPI_Info info, MPI_Request *request)
+{
+	struct coll_v v = COLL_V(sendcounts, displs, 1);
+	const struct coll_v *rv;
+	int err = rooted_v(comm, root, &v, "MPI_Scatterv_init_c", "sendcounts", &rv);
+
+	if (!err)
+		err = coll_info_check(comm, info, "MPI_Scatterv_init_c");
+	return err ? err : scatter_common(sendbuf, rv, 0, sendtype, recvbuf, recvcount, recvtype,
+					  root, 1, comm, request, COLL_PERSIST,
+					  "MPI_Scatterv_init_c");
+}
+
+int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+				 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+				 MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Neighbor_allgather_init");
+
+	return err ? err : nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+					 recvtype, comm, request, COLL_PERSIST,
+					 "MPI_Neighbor_allgather_init");
+}
+
+int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+				   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+				   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Neighbor_allgather_init_c");
+
+	return err ? err : nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+					 recvtype, comm, request, COLL_PERSIST,
+					 "MPI_Neighbor_allgather_init_c");
+}
+
+int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+				  void *recvbuf, const int recvcounts[], const int displs[],
+				  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+				  MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Neighbor_allgatherv_init");
+
+	return err ? err : nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+					  displs, 0, recvtype, comm, request, COLL_PERSIST,
+					  "MPI_Neighbor_allgatherv_init");
+}
+
+int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+				    MPI_Datatype sendtype, void *recvbuf,
+				    const MPI_Count recvcounts[], const MPI_Aint displs[],
+				    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+				    MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Neighbor_allgatherv_init_c");
+
+	return err ? err : nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+					  displs, 1, recvtype, comm, request, COLL_PERSIST,
+					  "MPI_Neighbor_allgatherv_init_c");
+}
+
+int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+				void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+				MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Neighbor_alltoall_init");
+
+	return err ? err : nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+					comm, request, COLL_PERSIST, "MPI_Neighbor_alltoall_init");
+}
+
+int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+				  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+				  MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Neighbor_alltoall_init_c");
+
+	return err ? err : nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+					comm, request, COLL_PERSIST,
+					"MPI_Neighbor_alltoall_init_c");
+}
+
+int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+				 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+				 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+				 MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Neighbor_alltoallv_init");
+
+	return err ? err : nbr_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+					 recvcounts, rdispls, 0, recvtype, comm, request,
+					 COLL_PERSIST, "MPI_Neighbor_alltoallv_init");
+}
+
+int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+				   const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+				   const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+				   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+				   MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Neighbor_alltoallv_init_c");
+
+	return err ? err : nbr_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+					 recvcounts, rdispls, 1, recvtype, comm, request,
+					 COLL_PERSIST, "MPI_Neighbor_alltoallv_init_c");
+}
+
+int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+				 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+				 void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+				 const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+				 MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Neighbor_alltoallw_init");
+
+	return err ? err : nbr_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+					 recvcounts, rdispls, recvtypes, 0, comm, request,
+					 COLL_PERSIST, "MPI_Neighbor_alltoallw_init");
+}
+
+int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+				   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+				   void *recvbuf, const MPI_Count recvcounts[],
+				   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+				   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	int err = coll_info_check(comm, info, "MPI_Neighbor_alltoallw_init_c");
+
+	return err ? err : nbr_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+					 recvcounts, rdispls, recvtypes, 1, comm, request,
+					 COLL_PERSIST, "MPI_Neighbor_alltoallw_init_c");
 }

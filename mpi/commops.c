@@ -687,7 +687,7 @@ int michi_comm_split(const char *fname, struct michi_comm *c, int color, int key
 		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");
 	}
 	michi_coll_comm(c, &cc);
-	st = coll_allgatherv_ring(&cc, mine, sizeof(mine), pairs, NULL, NULL, 2, sizeof(int));
+	st = coll_allgatherv_ring(&cc, mine, sizeof(mine), pairs, NULL, 2, sizeof(int));
 	if (st >= 0)
 		st = ctx_alloc(c, &ctx);
 	if (st < 0) {

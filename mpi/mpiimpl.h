@@ -459,6 +459,8 @@ enum michi_req_kind {
 	MICHI_REQ_PRECV,
 	MICHI_REQ_PART_SEND,   /* partitioned (mpi/part.c): r->part holds the rest */
 	MICHI_REQ_PART_RECV,
+	MICHI_REQ_PCOLL,       /* a persistent collective: r->buf is its schedule
+				* (mpi/coll.c), run again at every start */
 	/* generalized (mpi/grequest.c): after the persistent kinds, so the
 	 * paths that only free (kind < PSEND) leave it to its callbacks */
 	MICHI_REQ_GREQ,
@@ -500,6 +502,10 @@ static inline void michi_req_free(struct michi_request *r)
 
 /* Start a persistent request (MPI_Start). */
 int michi_req_start(struct michi_request *r, const char *fname);
+/* mpi/coll.c: start a persistent collective's round; free its schedule
+ * (the request is being freed, not active) */
+int michi_pcoll_start(struct michi_request *r, const char *fname);
+void michi_pcoll_free(struct michi_request *r);
 
 /* Partitioned requests (mpi/part.c): start a round, free what the request
  * holds (MPI_Request_free), cancel one whose send is not posted yet

@@ -432,7 +432,7 @@ int PMPI_Cancel(MPI_Request *request)
 				     (unsigned)*request);
 	if (r->kind == MICHI_REQ_GREQ)
 		return michi_greq_cancel(r);
-	if (r->kind == MICHI_REQ_COLL)
+	if (r->kind == MICHI_REQ_COLL || r->kind == MICHI_REQ_PCOLL)
 		return michi_mpi_err(r->comm, MPI_ERR_REQUEST, "MPI_Cancel",
 				     "(request=0x%x): a nonblocking collective cannot be cancelled "
 				     "(MPI-3.1 5.12)", (unsigned)*request);
@@ -467,6 +467,8 @@ static void req_release(struct michi_request *r)
 		michi_dt_release(r->dtype);
 	if (r->kind == MICHI_REQ_PART_SEND || r->kind == MICHI_REQ_PART_RECV)
 		michi_part_free(r);
+	if (r->kind == MICHI_REQ_PCOLL)
+		michi_pcoll_free(r);
 	michi_req_free(r);
 }
 
@@ -698,6 +700,8 @@ int michi_req_start(struct michi_request *r, const char *fname)
 
 	if (r->kind == MICHI_REQ_PART_SEND || r->kind == MICHI_REQ_PART_RECV)
 		return michi_part_start(r, fname);
+	if (r->kind == MICHI_REQ_PCOLL)
+		return michi_pcoll_start(r, fname);
 	bytes = michi_dt_bytes(r->dtype, r->count);
 	if (unlikely(!michi_dt_builtin_valid(r->dtype)) && r->rank != MPI_PROC_NULL &&
 	    !(r->kind == MICHI_REQ_PSEND && r->mode == MICHI_MODE_BUFFERED)) {

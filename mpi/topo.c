@@ -676,8 +676,8 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
 		free(fill);
 	}
 	michi_coll_comm(c, &cc);
-	st = coll_alltoallv_pairwise(&cc, scount, NULL, NULL, 1, sizeof(int), rcount, NULL, NULL,
-				     1, sizeof(int));
+	st = coll_alltoallv_pairwise(&cc, scount, NULL, 1, sizeof(int), rcount, NULL, 1,
+				     sizeof(int));
 	if (st < 0)
 		goto fail;
 	for (i = 0; i < P; i++) {
@@ -687,8 +687,12 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
 	rbuf = malloc((size_t)(total + 1) * sizeof(int));
 	if (!rbuf)
 		goto nomem;
-	st = coll_alltoallv_pairwise(&cc, sbuf, scount, sdisp, 0, sizeof(int), rbuf, rcount, rdisp,
-				     0, sizeof(int));
+	{
+		struct coll_v sv = { scount, sdisp, 0, 0 }, rv = { rcount, rdisp, 0, 0 };
+
+		st = coll_alltoallv_pairwise(&cc, sbuf, &sv, 0, sizeof(int), rbuf, &rv, 0,
+					     sizeof(int));
+	}
 	if (st < 0)
 		goto fail;
 	in = malloc((size_t)(total / 3 + 1) * sizeof(int));

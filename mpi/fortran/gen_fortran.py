@@ -35,7 +35,8 @@
 # generator reads that file's F_WRAPPER(name, NAME) lines and fails when a
 # function has neither kind of wrapper. Functions with no Fortran binding
 # (MPI_T, the C-only converters) and the large-count "_c" calls (only
-# mpi_f08 has those) are left out.
+# mpi_f08 has those) are left out. The MPI-4.0 persistent collectives
+# (MPI_Bcast_init ...) get wrappers like every other call.
 
 import argparse
 import os
@@ -67,6 +68,9 @@ MPI1_INT_AINT = {"MPI_Address", "MPI_Type_extent", "MPI_Type_hindexed",
 NO_FORTRAN = re.compile(r"^MPI_(T_|Status_(c2f|f2c|f082c|c2f08|f082f|f2f08)|"
                         r"File_(c2f|f2c)$)")
 SKIP_FAMILIES = {"Large count (MPI-4.0 _c)", "Tools (MPI_T)"}
+# The large-count calls of other families (MPI_Bcast_init_c): left out with
+# the Large count family.
+LARGE_COUNT = re.compile(r"^MPI_\w+_c$")
 WEIGHTS = {"sourceweights", "destweights", "weights"}
 
 
@@ -518,7 +522,8 @@ def write_f08(funcs, path, mpi=False):
                   "! The interfaces of the %s module (%s.f90 includes this file).\n"
                   "interface\n" % (("mpi", "mpi") if mpi else ("mpi_f08", "mpi_f08")))
         for f in funcs:
-            if f.family in (SKIP_FAMILIES if mpi else F08_SKIP_FAMILIES):
+            if f.family in (SKIP_FAMILIES if mpi else F08_SKIP_FAMILIES) or \
+               LARGE_COUNT.match(f.name):
                 continue
             lines = f08_interface(f, mpi)
             if mpi and not mpi_module_wants(f, lines):
@@ -548,7 +553,8 @@ def main():
     a = ap.parse_args()
     special = hand_written(a.special)
     funcs = [f for f in read_table(a.table)
-             if f.family not in SKIP_FAMILIES and not NO_FORTRAN.match(f.name)]
+             if f.family not in SKIP_FAMILIES and not NO_FORTRAN.match(f.name) and
+             not LARGE_COUNT.match(f.name)]
     missing = []
     with open(a.output, "w") as out:
         out.write("/* SPDX-License-Identifier: MIT */\n"

@@ -1925,6 +1925,200 @@ int MPI_Pready_list(int length, int array_of_partitions[],
                     MPI_Request request);
 int MPI_Parrived(MPI_Request request, int partition, int *flag);
 
+/* Persistent collectives (MPI-4.0) */
+int MPI_Allgather_init(const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request);
+int MPI_Allgatherv_init(const void *sendbuf, int sendcount,
+                        MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[],
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request);
+int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                       MPI_Info info, MPI_Request *request);
+int MPI_Alltoall_init(const void *sendbuf, int sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *request);
+int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[],
+                       const int sdispls[], MPI_Datatype sendtype,
+                       void *recvbuf, const int recvcounts[],
+                       const int rdispls[], MPI_Datatype recvtype,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[],
+                       const int sdispls[], const MPI_Datatype sendtypes[],
+                       void *recvbuf, const int recvcounts[],
+                       const int rdispls[], const MPI_Datatype recvtypes[],
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,
+                   MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count,
+                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *request);
+int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                    int root, MPI_Comm comm, MPI_Info info,
+                    MPI_Request *request);
+int MPI_Gatherv_init(const void *sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[],
+                     MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *request);
+int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count,
+                    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *request);
+int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf,
+                            const int recvcounts[], MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm, MPI_Info info,
+                            MPI_Request *request);
+int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf,
+                                  int recvcount, MPI_Datatype datatype,
+                                  MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request);
+int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count,
+                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                  MPI_Info info, MPI_Request *request);
+int MPI_Scatter_init(const void *sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *request);
+int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[],
+                      const int displs[], MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *request);
+int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount,
+                                MPI_Datatype sendtype, void *recvbuf,
+                                int recvcount, MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request);
+int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf,
+                                 const int recvcounts[], const int displs[],
+                                 MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request);
+int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               int recvcount, MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Info info,
+                               MPI_Request *request);
+int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
+                                const int sdispls[], MPI_Datatype sendtype,
+                                void *recvbuf, const int recvcounts[],
+                                const int rdispls[], MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request);
+int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                const MPI_Aint sdispls[],
+                                const MPI_Datatype sendtypes[], void *recvbuf,
+                                const int recvcounts[],
+                                const MPI_Aint rdispls[],
+                                const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request);
+int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount,
+                         MPI_Datatype sendtype, void *recvbuf,
+                         MPI_Count recvcount, MPI_Datatype recvtype,
+                         MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+                          MPI_Datatype sendtype, void *recvbuf,
+                          const MPI_Count recvcounts[],
+                          const MPI_Aint displs[], MPI_Datatype recvtype,
+                          MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request);
+int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount,
+                        MPI_Datatype sendtype, void *recvbuf,
+                        MPI_Count recvcount, MPI_Datatype recvtype,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                         const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                         void *recvbuf, const MPI_Count recvcounts[],
+                         const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                         MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                         const MPI_Aint sdispls[],
+                         const MPI_Datatype sendtypes[], void *recvbuf,
+                         const MPI_Count recvcounts[],
+                         const MPI_Aint rdispls[],
+                         const MPI_Datatype recvtypes[], MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request);
+int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype,
+                     int root, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *request);
+int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                      MPI_Info info, MPI_Request *request);
+int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount,
+                      MPI_Datatype sendtype, void *recvbuf,
+                      MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+                       MPI_Datatype sendtype, void *recvbuf,
+                       const MPI_Count recvcounts[], const MPI_Aint displs[],
+                       MPI_Datatype recvtype, int root, MPI_Comm comm,
+                       MPI_Info info, MPI_Request *request);
+int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                      MPI_Datatype datatype, MPI_Op op, int root,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf,
+                              const MPI_Count recvcounts[],
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              MPI_Info info, MPI_Request *request);
+int MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf,
+                                    MPI_Count recvcount,
+                                    MPI_Datatype datatype, MPI_Op op,
+                                    MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request);
+int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *request);
+int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount,
+                       MPI_Datatype sendtype, void *recvbuf,
+                       MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                        const MPI_Aint displs[], MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request);
+int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount,
+                                  MPI_Datatype sendtype, void *recvbuf,
+                                  MPI_Count recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request);
+int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+                                   MPI_Datatype sendtype, void *recvbuf,
+                                   const MPI_Count recvcounts[],
+                                   const MPI_Aint displs[],
+                                   MPI_Datatype recvtype, MPI_Comm comm,
+                                   MPI_Info info, MPI_Request *request);
+int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf,
+                                 MPI_Count recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request);
+int MPI_Neighbor_alltoallv_init_c(const void *sendbuf,
+                                  const MPI_Count sendcounts[],
+                                  const MPI_Aint sdispls[],
+                                  MPI_Datatype sendtype, void *recvbuf,
+                                  const MPI_Count recvcounts[],
+                                  const MPI_Aint rdispls[],
+                                  MPI_Datatype recvtype, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request *request);
+int MPI_Neighbor_alltoallw_init_c(const void *sendbuf,
+                                  const MPI_Count sendcounts[],
+                                  const MPI_Aint sdispls[],
+                                  const MPI_Datatype sendtypes[],
+                                  void *recvbuf, const MPI_Count recvcounts[],
+                                  const MPI_Aint rdispls[],
+                                  const MPI_Datatype recvtypes[],
+                                  MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request);
+
 /* Environment (profiling) */
 int PMPI_Abort(MPI_Comm comm, int errorcode);
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
@@ -3189,6 +3383,204 @@ int PMPI_Pready_range(int partition_low, int partition_high,
 int PMPI_Pready_list(int length, int array_of_partitions[],
                      MPI_Request request);
 int PMPI_Parrived(MPI_Request request, int partition, int *flag);
+
+/* Persistent collectives (MPI-4.0) (profiling) */
+int PMPI_Allgather_init(const void *sendbuf, int sendcount,
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request);
+int PMPI_Allgatherv_init(const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[],
+                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request);
+int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count,
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request);
+int PMPI_Alltoall_init(const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request);
+int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[],
+                        const int sdispls[], MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[],
+                        const int sdispls[], const MPI_Datatype sendtypes[],
+                        void *recvbuf, const int recvcounts[],
+                        const int rdispls[], const MPI_Datatype recvtypes[],
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *request);
+int PMPI_Gather_init(const void *sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *request);
+int PMPI_Gatherv_init(const void *sendbuf, int sendcount,
+                      MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[],
+                      MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request *request);
+int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, int root,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf,
+                             const int recvcounts[], MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm, MPI_Info info,
+                             MPI_Request *request);
+int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf,
+                                   int recvcount, MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request);
+int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   MPI_Info info, MPI_Request *request);
+int PMPI_Scatter_init(const void *sendbuf, int sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request *request);
+int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[],
+                       const int displs[], MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       int root, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request);
+int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf,
+                                 int recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request);
+int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount,
+                                  MPI_Datatype sendtype, void *recvbuf,
+                                  const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request *request);
+int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount,
+                                MPI_Datatype sendtype, void *recvbuf,
+                                int recvcount, MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request);
+int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
+                                 const int sdispls[], MPI_Datatype sendtype,
+                                 void *recvbuf, const int recvcounts[],
+                                 const int rdispls[], MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request);
+int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                 const MPI_Aint sdispls[],
+                                 const MPI_Datatype sendtypes[],
+                                 void *recvbuf, const int recvcounts[],
+                                 const MPI_Aint rdispls[],
+                                 const MPI_Datatype recvtypes[],
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request);
+int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount,
+                          MPI_Datatype sendtype, void *recvbuf,
+                          MPI_Count recvcount, MPI_Datatype recvtype,
+                          MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+                           MPI_Datatype sendtype, void *recvbuf,
+                           const MPI_Count recvcounts[],
+                           const MPI_Aint displs[], MPI_Datatype recvtype,
+                           MPI_Comm comm, MPI_Info info,
+                           MPI_Request *request);
+int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                          MPI_Info info, MPI_Request *request);
+int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount,
+                         MPI_Datatype sendtype, void *recvbuf,
+                         MPI_Count recvcount, MPI_Datatype recvtype,
+                         MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                          const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                          void *recvbuf, const MPI_Count recvcounts[],
+                          const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                          MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                          const MPI_Aint sdispls[],
+                          const MPI_Datatype sendtypes[], void *recvbuf,
+                          const MPI_Count recvcounts[],
+                          const MPI_Aint rdispls[],
+                          const MPI_Datatype recvtypes[], MPI_Comm comm,
+                          MPI_Info info, MPI_Request *request);
+int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype,
+                      int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *request);
+int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                       MPI_Info info, MPI_Request *request);
+int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount,
+                       MPI_Datatype sendtype, void *recvbuf,
+                       MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+                        MPI_Datatype sendtype, void *recvbuf,
+                        const MPI_Count recvcounts[], const MPI_Aint displs[],
+                        MPI_Datatype recvtype, int root, MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request);
+int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                       MPI_Datatype datatype, MPI_Op op, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf,
+                               const MPI_Count recvcounts[],
+                               MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, MPI_Info info,
+                               MPI_Request *request);
+int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf,
+                                     MPI_Count recvcount,
+                                     MPI_Datatype datatype, MPI_Op op,
+                                     MPI_Comm comm, MPI_Info info,
+                                     MPI_Request *request);
+int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *request);
+int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount,
+                        MPI_Datatype sendtype, void *recvbuf,
+                        MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                         const MPI_Aint displs[], MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request);
+int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount,
+                                   MPI_Datatype sendtype, void *recvbuf,
+                                   MPI_Count recvcount, MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request);
+int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+                                    MPI_Datatype sendtype, void *recvbuf,
+                                    const MPI_Count recvcounts[],
+                                    const MPI_Aint displs[],
+                                    MPI_Datatype recvtype, MPI_Comm comm,
+                                    MPI_Info info, MPI_Request *request);
+int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount,
+                                  MPI_Datatype sendtype, void *recvbuf,
+                                  MPI_Count recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request);
+int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf,
+                                   const MPI_Count sendcounts[],
+                                   const MPI_Aint sdispls[],
+                                   MPI_Datatype sendtype, void *recvbuf,
+                                   const MPI_Count recvcounts[],
+                                   const MPI_Aint rdispls[],
+                                   MPI_Datatype recvtype, MPI_Comm comm,
+                                   MPI_Info info, MPI_Request *request);
+int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf,
+                                   const MPI_Count sendcounts[],
+                                   const MPI_Aint sdispls[],
+                                   const MPI_Datatype sendtypes[],
+                                   void *recvbuf,
+                                   const MPI_Count recvcounts[],
+                                   const MPI_Aint rdispls[],
+                                   const MPI_Datatype recvtypes[],
+                                   MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request);
 /* @generated prototypes end */
 
 #if defined(__GNUC__)
