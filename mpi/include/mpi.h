@@ -1466,10 +1466,6 @@ int MPI_Type_struct(int count, int array_of_blocklengths[],
 int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
 
 /* Large count (MPI-4.0 _c) */
-int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
-                     MPI_Datatype origin_datatype, int target_rank,
-                     MPI_Aint target_disp, MPI_Count target_count,
-                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
 int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount,
                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                     MPI_Datatype recvtype, MPI_Comm comm);
@@ -1502,73 +1498,6 @@ int MPI_Buffer_attach_c(void *buffer, MPI_Count size);
 int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size);
 int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype,
-                               MPI_Count *extent);
-int MPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count,
-                     MPI_Datatype datatype, MPI_Request *request);
-int MPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count,
-                         MPI_Datatype datatype, MPI_Request *request);
-int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf,
-                        MPI_Count count, MPI_Datatype datatype,
-                        MPI_Request *request);
-int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf,
-                            MPI_Count count, MPI_Datatype datatype,
-                            MPI_Request *request);
-int MPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count,
-                            MPI_Datatype datatype, MPI_Request *request);
-int MPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count,
-                      MPI_Datatype datatype, MPI_Request *request);
-int MPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count,
-                          MPI_Datatype datatype, MPI_Request *request);
-int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf,
-                         MPI_Count count, MPI_Datatype datatype,
-                         MPI_Request *request);
-int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf,
-                             MPI_Count count, MPI_Datatype datatype,
-                             MPI_Request *request);
-int MPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count,
-                             MPI_Datatype datatype, MPI_Request *request);
-int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count,
-                    MPI_Datatype datatype, MPI_Status *status);
-int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count,
-                        MPI_Datatype datatype, MPI_Status *status);
-int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count,
-                              MPI_Datatype datatype);
-int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf,
-                       MPI_Count count, MPI_Datatype datatype,
-                       MPI_Status *status);
-int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf,
-                           MPI_Count count, MPI_Datatype datatype,
-                           MPI_Status *status);
-int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf,
-                                 MPI_Count count, MPI_Datatype datatype);
-int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count,
-                            MPI_Datatype datatype, MPI_Status *status);
-int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count,
-                                  MPI_Datatype datatype);
-int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count,
-                           MPI_Datatype datatype, MPI_Status *status);
-int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count,
-                     MPI_Datatype datatype, MPI_Status *status);
-int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count,
-                         MPI_Datatype datatype, MPI_Status *status);
-int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count,
-                               MPI_Datatype datatype);
-int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf,
-                        MPI_Count count, MPI_Datatype datatype,
-                        MPI_Status *status);
-int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf,
-                            MPI_Count count, MPI_Datatype datatype,
-                            MPI_Status *status);
-int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset,
-                                  const void *buf, MPI_Count count,
-                                  MPI_Datatype datatype);
-int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count,
-                             MPI_Datatype datatype, MPI_Status *status);
-int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf,
-                                   MPI_Count count, MPI_Datatype datatype);
-int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count,
-                            MPI_Datatype datatype, MPI_Status *status);
 int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount,
                  MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm);
@@ -1576,16 +1505,6 @@ int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount,
                   MPI_Datatype sendtype, void *recvbuf,
                   const MPI_Count recvcounts[], const MPI_Aint displs[],
                   MPI_Datatype recvtype, int root, MPI_Comm comm);
-int MPI_Get_c(void *origin_addr, MPI_Count origin_count,
-              MPI_Datatype origin_datatype, int target_rank,
-              MPI_Aint target_disp, MPI_Count target_count,
-              MPI_Datatype target_datatype, MPI_Win win);
-int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
-                         MPI_Datatype origin_datatype, void *result_addr,
-                         MPI_Count result_count, MPI_Datatype result_datatype,
-                         int target_rank, MPI_Aint target_disp,
-                         MPI_Count target_count, MPI_Datatype target_datatype,
-                         MPI_Op op, MPI_Win win);
 int MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype,
                     MPI_Count *count);
 int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype,
@@ -1729,15 +1648,6 @@ int MPI_Pack_external_size_c(const char *datarep, MPI_Count incount,
                              MPI_Datatype datatype, MPI_Count *size);
 int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
                     MPI_Count *size);
-int MPI_Put_c(const void *origin_addr, MPI_Count origin_count,
-              MPI_Datatype origin_datatype, int target_rank,
-              MPI_Aint target_disp, MPI_Count target_count,
-              MPI_Datatype target_datatype, MPI_Win win);
-int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
-                      MPI_Datatype origin_datatype, int target_rank,
-                      MPI_Aint target_disp, MPI_Count target_count,
-                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                      MPI_Request *request);
 int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source,
                int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype,
@@ -1752,28 +1662,6 @@ int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
 int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf,
                                MPI_Count recvcount, MPI_Datatype datatype,
                                MPI_Op op, MPI_Comm comm);
-int MPI_Register_datarep_c(const char *datarep,
-                           MPI_Datarep_conversion_function_c *read_conversion_fn,
-                           MPI_Datarep_conversion_function_c *write_conversion_fn,
-                           MPI_Datarep_extent_function *dtype_file_extent_fn,
-                           void *extra_state);
-int MPI_Rget_c(void *origin_addr, MPI_Count origin_count,
-               MPI_Datatype origin_datatype, int target_rank,
-               MPI_Aint target_disp, MPI_Count target_count,
-               MPI_Datatype target_datatype, MPI_Win win,
-               MPI_Request *request);
-int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
-                          MPI_Datatype origin_datatype, void *result_addr,
-                          MPI_Count result_count,
-                          MPI_Datatype result_datatype, int target_rank,
-                          MPI_Aint target_disp, MPI_Count target_count,
-                          MPI_Datatype target_datatype, MPI_Op op,
-                          MPI_Win win, MPI_Request *request);
-int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count,
-               MPI_Datatype origin_datatype, int target_rank,
-               MPI_Aint target_disp, MPI_Count target_count,
-               MPI_Datatype target_datatype, MPI_Win win,
-               MPI_Request *request);
 int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
                 int dest, int tag, MPI_Comm comm);
 int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
@@ -1866,6 +1754,48 @@ int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position,
 int MPI_Unpack_external_c(const char datarep[], const void *inbuf,
                           MPI_Count insize, MPI_Count *position, void *outbuf,
                           MPI_Count outcount, MPI_Datatype datatype);
+
+/* One-sided, large count (MPI-4.0 _c) */
+int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                     MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, MPI_Count target_count,
+                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+int MPI_Get_c(void *origin_addr, MPI_Count origin_count,
+              MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, MPI_Count target_count,
+              MPI_Datatype target_datatype, MPI_Win win);
+int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                         MPI_Datatype origin_datatype, void *result_addr,
+                         MPI_Count result_count, MPI_Datatype result_datatype,
+                         int target_rank, MPI_Aint target_disp,
+                         MPI_Count target_count, MPI_Datatype target_datatype,
+                         MPI_Op op, MPI_Win win);
+int MPI_Put_c(const void *origin_addr, MPI_Count origin_count,
+              MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, MPI_Count target_count,
+              MPI_Datatype target_datatype, MPI_Win win);
+int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
+                      MPI_Datatype origin_datatype, int target_rank,
+                      MPI_Aint target_disp, MPI_Count target_count,
+                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                      MPI_Request *request);
+int MPI_Rget_c(void *origin_addr, MPI_Count origin_count,
+               MPI_Datatype origin_datatype, int target_rank,
+               MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win,
+               MPI_Request *request);
+int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, void *result_addr,
+                          MPI_Count result_count,
+                          MPI_Datatype result_datatype, int target_rank,
+                          MPI_Aint target_disp, MPI_Count target_count,
+                          MPI_Datatype target_datatype, MPI_Op op,
+                          MPI_Win win, MPI_Request *request);
+int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count,
+               MPI_Datatype origin_datatype, int target_rank,
+               MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win,
+               MPI_Request *request);
 int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
                        MPI_Comm comm, void *baseptr, MPI_Win *win);
 int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit,
@@ -1875,6 +1805,80 @@ int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit,
                      MPI_Info info, MPI_Comm comm, MPI_Win *win);
 int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size,
                            MPI_Aint *disp_unit, void *baseptr);
+
+/* MPI-IO, large count (MPI-4.0 _c) */
+int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype,
+                               MPI_Count *extent);
+int MPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count,
+                     MPI_Datatype datatype, MPI_Request *request);
+int MPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Request *request);
+int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf,
+                        MPI_Count count, MPI_Datatype datatype,
+                        MPI_Request *request);
+int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf,
+                            MPI_Count count, MPI_Datatype datatype,
+                            MPI_Request *request);
+int MPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Request *request);
+int MPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count,
+                      MPI_Datatype datatype, MPI_Request *request);
+int MPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Request *request);
+int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf,
+                         MPI_Count count, MPI_Datatype datatype,
+                         MPI_Request *request);
+int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf,
+                             MPI_Count count, MPI_Datatype datatype,
+                             MPI_Request *request);
+int MPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Request *request);
+int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count,
+                    MPI_Datatype datatype, MPI_Status *status);
+int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Status *status);
+int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count,
+                              MPI_Datatype datatype);
+int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf,
+                       MPI_Count count, MPI_Datatype datatype,
+                       MPI_Status *status);
+int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf,
+                           MPI_Count count, MPI_Datatype datatype,
+                           MPI_Status *status);
+int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf,
+                                 MPI_Count count, MPI_Datatype datatype);
+int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Status *status);
+int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count,
+                                  MPI_Datatype datatype);
+int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count,
+                           MPI_Datatype datatype, MPI_Status *status);
+int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count,
+                     MPI_Datatype datatype, MPI_Status *status);
+int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Status *status);
+int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count,
+                               MPI_Datatype datatype);
+int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf,
+                        MPI_Count count, MPI_Datatype datatype,
+                        MPI_Status *status);
+int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf,
+                            MPI_Count count, MPI_Datatype datatype,
+                            MPI_Status *status);
+int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset,
+                                  const void *buf, MPI_Count count,
+                                  MPI_Datatype datatype);
+int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Status *status);
+int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf,
+                                   MPI_Count count, MPI_Datatype datatype);
+int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Status *status);
+int MPI_Register_datarep_c(const char *datarep,
+                           MPI_Datarep_conversion_function_c *read_conversion_fn,
+                           MPI_Datarep_conversion_function_c *write_conversion_fn,
+                           MPI_Datarep_extent_function *dtype_file_extent_fn,
+                           void *extra_state);
 
 /* MPI-4.0 */
 int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -2913,10 +2917,6 @@ int PMPI_Type_struct(int count, int array_of_blocklengths[],
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
 
 /* Large count (MPI-4.0 _c) (profiling) */
-int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
-                      MPI_Datatype origin_datatype, int target_rank,
-                      MPI_Aint target_disp, MPI_Count target_count,
-                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
 int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount,
                      MPI_Datatype sendtype, void *recvbuf,
                      MPI_Count recvcount, MPI_Datatype recvtype,
@@ -2950,73 +2950,6 @@ int PMPI_Buffer_attach_c(void *buffer, MPI_Count size);
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size);
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype,
-                                MPI_Count *extent);
-int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count,
-                      MPI_Datatype datatype, MPI_Request *request);
-int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count,
-                          MPI_Datatype datatype, MPI_Request *request);
-int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf,
-                         MPI_Count count, MPI_Datatype datatype,
-                         MPI_Request *request);
-int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf,
-                             MPI_Count count, MPI_Datatype datatype,
-                             MPI_Request *request);
-int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count,
-                             MPI_Datatype datatype, MPI_Request *request);
-int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count,
-                       MPI_Datatype datatype, MPI_Request *request);
-int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count,
-                           MPI_Datatype datatype, MPI_Request *request);
-int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf,
-                          MPI_Count count, MPI_Datatype datatype,
-                          MPI_Request *request);
-int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf,
-                              MPI_Count count, MPI_Datatype datatype,
-                              MPI_Request *request);
-int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count,
-                              MPI_Datatype datatype, MPI_Request *request);
-int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count,
-                     MPI_Datatype datatype, MPI_Status *status);
-int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count,
-                         MPI_Datatype datatype, MPI_Status *status);
-int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count,
-                               MPI_Datatype datatype);
-int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf,
-                        MPI_Count count, MPI_Datatype datatype,
-                        MPI_Status *status);
-int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf,
-                            MPI_Count count, MPI_Datatype datatype,
-                            MPI_Status *status);
-int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf,
-                                  MPI_Count count, MPI_Datatype datatype);
-int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count,
-                             MPI_Datatype datatype, MPI_Status *status);
-int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count,
-                                   MPI_Datatype datatype);
-int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count,
-                            MPI_Datatype datatype, MPI_Status *status);
-int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count,
-                      MPI_Datatype datatype, MPI_Status *status);
-int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count,
-                          MPI_Datatype datatype, MPI_Status *status);
-int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count,
-                                MPI_Datatype datatype);
-int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf,
-                         MPI_Count count, MPI_Datatype datatype,
-                         MPI_Status *status);
-int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf,
-                             MPI_Count count, MPI_Datatype datatype,
-                             MPI_Status *status);
-int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset,
-                                   const void *buf, MPI_Count count,
-                                   MPI_Datatype datatype);
-int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count,
-                              MPI_Datatype datatype, MPI_Status *status);
-int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf,
-                                    MPI_Count count, MPI_Datatype datatype);
-int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count,
-                             MPI_Datatype datatype, MPI_Status *status);
 int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount,
                   MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm);
@@ -3024,17 +2957,6 @@ int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount,
                    MPI_Datatype sendtype, void *recvbuf,
                    const MPI_Count recvcounts[], const MPI_Aint displs[],
                    MPI_Datatype recvtype, int root, MPI_Comm comm);
-int PMPI_Get_c(void *origin_addr, MPI_Count origin_count,
-               MPI_Datatype origin_datatype, int target_rank,
-               MPI_Aint target_disp, MPI_Count target_count,
-               MPI_Datatype target_datatype, MPI_Win win);
-int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
-                          MPI_Datatype origin_datatype, void *result_addr,
-                          MPI_Count result_count,
-                          MPI_Datatype result_datatype, int target_rank,
-                          MPI_Aint target_disp, MPI_Count target_count,
-                          MPI_Datatype target_datatype, MPI_Op op,
-                          MPI_Win win);
 int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype,
                      MPI_Count *count);
 int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype,
@@ -3185,15 +3107,6 @@ int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount,
                               MPI_Datatype datatype, MPI_Count *size);
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
                      MPI_Count *size);
-int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count,
-               MPI_Datatype origin_datatype, int target_rank,
-               MPI_Aint target_disp, MPI_Count target_count,
-               MPI_Datatype target_datatype, MPI_Win win);
-int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
-                       MPI_Datatype origin_datatype, int target_rank,
-                       MPI_Aint target_disp, MPI_Count target_count,
-                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                       MPI_Request *request);
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source,
                 int tag, MPI_Comm comm, MPI_Status *status);
 int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype,
@@ -3209,28 +3122,6 @@ int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
 int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf,
                                 MPI_Count recvcount, MPI_Datatype datatype,
                                 MPI_Op op, MPI_Comm comm);
-int PMPI_Register_datarep_c(const char *datarep,
-                            MPI_Datarep_conversion_function_c *read_conversion_fn,
-                            MPI_Datarep_conversion_function_c *write_conversion_fn,
-                            MPI_Datarep_extent_function *dtype_file_extent_fn,
-                            void *extra_state);
-int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count,
-                MPI_Datatype origin_datatype, int target_rank,
-                MPI_Aint target_disp, MPI_Count target_count,
-                MPI_Datatype target_datatype, MPI_Win win,
-                MPI_Request *request);
-int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
-                           MPI_Datatype origin_datatype, void *result_addr,
-                           MPI_Count result_count,
-                           MPI_Datatype result_datatype, int target_rank,
-                           MPI_Aint target_disp, MPI_Count target_count,
-                           MPI_Datatype target_datatype, MPI_Op op,
-                           MPI_Win win, MPI_Request *request);
-int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count,
-                MPI_Datatype origin_datatype, int target_rank,
-                MPI_Aint target_disp, MPI_Count target_count,
-                MPI_Datatype target_datatype, MPI_Win win,
-                MPI_Request *request);
 int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
                  int dest, int tag, MPI_Comm comm);
 int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
@@ -3324,6 +3215,49 @@ int PMPI_Unpack_external_c(const char datarep[], const void *inbuf,
                            MPI_Count insize, MPI_Count *position,
                            void *outbuf, MPI_Count outcount,
                            MPI_Datatype datatype);
+
+/* One-sided, large count (MPI-4.0 _c) (profiling) */
+int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                      MPI_Datatype origin_datatype, int target_rank,
+                      MPI_Aint target_disp, MPI_Count target_count,
+                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+int PMPI_Get_c(void *origin_addr, MPI_Count origin_count,
+               MPI_Datatype origin_datatype, int target_rank,
+               MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win);
+int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, void *result_addr,
+                          MPI_Count result_count,
+                          MPI_Datatype result_datatype, int target_rank,
+                          MPI_Aint target_disp, MPI_Count target_count,
+                          MPI_Datatype target_datatype, MPI_Op op,
+                          MPI_Win win);
+int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count,
+               MPI_Datatype origin_datatype, int target_rank,
+               MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win);
+int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
+                       MPI_Datatype origin_datatype, int target_rank,
+                       MPI_Aint target_disp, MPI_Count target_count,
+                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                       MPI_Request *request);
+int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count,
+                MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, MPI_Count target_count,
+                MPI_Datatype target_datatype, MPI_Win win,
+                MPI_Request *request);
+int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                           MPI_Datatype origin_datatype, void *result_addr,
+                           MPI_Count result_count,
+                           MPI_Datatype result_datatype, int target_rank,
+                           MPI_Aint target_disp, MPI_Count target_count,
+                           MPI_Datatype target_datatype, MPI_Op op,
+                           MPI_Win win, MPI_Request *request);
+int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count,
+                MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, MPI_Count target_count,
+                MPI_Datatype target_datatype, MPI_Win win,
+                MPI_Request *request);
 int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
                         MPI_Comm comm, void *baseptr, MPI_Win *win);
 int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit,
@@ -3333,6 +3267,80 @@ int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit,
                       MPI_Info info, MPI_Comm comm, MPI_Win *win);
 int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size,
                             MPI_Aint *disp_unit, void *baseptr);
+
+/* MPI-IO, large count (MPI-4.0 _c) (profiling) */
+int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype,
+                                MPI_Count *extent);
+int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count,
+                      MPI_Datatype datatype, MPI_Request *request);
+int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Request *request);
+int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf,
+                         MPI_Count count, MPI_Datatype datatype,
+                         MPI_Request *request);
+int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf,
+                             MPI_Count count, MPI_Datatype datatype,
+                             MPI_Request *request);
+int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Request *request);
+int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count,
+                       MPI_Datatype datatype, MPI_Request *request);
+int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count,
+                           MPI_Datatype datatype, MPI_Request *request);
+int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf,
+                          MPI_Count count, MPI_Datatype datatype,
+                          MPI_Request *request);
+int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf,
+                              MPI_Count count, MPI_Datatype datatype,
+                              MPI_Request *request);
+int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count,
+                              MPI_Datatype datatype, MPI_Request *request);
+int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count,
+                     MPI_Datatype datatype, MPI_Status *status);
+int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Status *status);
+int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count,
+                               MPI_Datatype datatype);
+int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf,
+                        MPI_Count count, MPI_Datatype datatype,
+                        MPI_Status *status);
+int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf,
+                            MPI_Count count, MPI_Datatype datatype,
+                            MPI_Status *status);
+int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf,
+                                  MPI_Count count, MPI_Datatype datatype);
+int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Status *status);
+int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count,
+                                   MPI_Datatype datatype);
+int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Status *status);
+int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count,
+                      MPI_Datatype datatype, MPI_Status *status);
+int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Status *status);
+int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count,
+                                MPI_Datatype datatype);
+int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf,
+                         MPI_Count count, MPI_Datatype datatype,
+                         MPI_Status *status);
+int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf,
+                             MPI_Count count, MPI_Datatype datatype,
+                             MPI_Status *status);
+int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset,
+                                   const void *buf, MPI_Count count,
+                                   MPI_Datatype datatype);
+int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count,
+                              MPI_Datatype datatype, MPI_Status *status);
+int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf,
+                                    MPI_Count count, MPI_Datatype datatype);
+int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Status *status);
+int PMPI_Register_datarep_c(const char *datarep,
+                            MPI_Datarep_conversion_function_c *read_conversion_fn,
+                            MPI_Datarep_conversion_function_c *write_conversion_fn,
+                            MPI_Datarep_extent_function *dtype_file_extent_fn,
+                            void *extra_state);
 
 /* MPI-4.0 (profiling) */
 int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
