@@ -266,7 +266,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name,
 
 /* FNV-1a of the string tag, its top bit set: MPI_Comm_create_group's
  * tags are non-negative, so the two never share a key. */
-static uint32_t tag_hash(const char *s)
+uint32_t michi_stringtag_key(const char *s)
 {
 	uint32_t h = 2166136261u;
 
@@ -294,7 +294,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
 	if (g->rank == MPI_UNDEFINED)
 		return michi_mpi_err(NULL, MPI_ERR_GROUP, fname,
 				     "(group): the calling process is not a member");
-	if ((err = michi_comm_from_group(g, tag_hash(stringtag), fname, &n)))
+	if ((err = michi_comm_from_group(g, michi_stringtag_key(stringtag), fname, &n)))
 		return err;
 	if (errhandler != MPI_ERRHANDLER_NULL) {
 		michi_errhandler_ref(n->errhandler, -1);
