@@ -195,8 +195,8 @@ static const char *code_msg(int code)
 	unsigned seq = ((unsigned)code & ~(unsigned)DYN_BIT) >> CLASS_BITS;
 	int k = user_code_index(code);
 
-	if (k >= 0)
-		return user_codes[k].str ? user_codes[k].str : class_msg(code_class(code));
+	if (k >= 0)   /* without a string of its own: empty, as an added class's */
+		return user_codes[k].str ? user_codes[k].str : "";
 	if (seq >= 1 && seq < USER_SEQ && ring[seq % RING_SLOTS].code == code)
 		return ring[seq % RING_SLOTS].msg;
 	if (seq == 0)
