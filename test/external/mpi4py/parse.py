@@ -169,8 +169,20 @@ def report(d, n, secs, rc):
         extra = "no test ran (exit code %d); see %s/all.log" % (rc, d)
     print("-- np=%s: %d passed, %d failed, %d known failures, %d skipped (%s s)"
           % (n, passed, failed, known_n, skipped, secs))
-    for t, r in fails:
-        print("  FAIL np=%s %s: %s" % (n, t, r[:300]))
+    # every failure in DIR/failures.txt; here grouped by cause, a few each
+    causes = {}
+    with open(os.path.join(d, "failures.txt"), "w") as f:
+        for t, r in fails:
+            f.write("%s\t%s\n" % (t, r))
+            c = re.sub(r"^rank \d+: ", "", r)
+            c = re.sub(r" \(rank \d+ on host [^)]*\)", "", c)
+            c = re.sub(r" \(see the status table in README.md\)", "", c)
+            c = re.sub(r"0x[0-9a-f]+", "0x...", c)
+            causes.setdefault(c[:200], []).append(t)
+    for c, ts in sorted(causes.items(), key=lambda x: (-len(x[1]), x[0])):
+        more = " and %d more" % (len(ts) - 3) if len(ts) > 3 else ""
+        print("  FAIL np=%s, %d test%s: %s\n    %s%s" % (n, len(ts), "s" [:len(ts) > 1], c,
+                                                   ", ".join(ts[:3]), more))
     if extra:
         print("  FAIL np=%s: %s" % (n, extra))
     for t in known_passed:
