@@ -284,9 +284,12 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
 			PMPI_Comm_free(&lh);
 			return michi_err_nomem(NULL, fname);
 		}
-		/* a key of its own: bit 30 flipped (the local groups' keys of
-		 * concurrent calls on this pair keep theirs) */
-		err = michi_comm_from_group(pg, key ^ 0x40000000u, fname, &pc);
+		/* a key of its own, with other low 16 bits: those pick the
+		 * tags of the creation, which runs on MPI_COMM_WORLD's context
+		 * like the local group's; with the same tags a leader's receive
+		 * from rank 1 of its local group could take the other leader's
+		 * message (rank 1 of the pair) */
+		err = michi_comm_from_group(pg, key ^ 1u, fname, &pc);
 		michi_group_release(pg);
 		if (err) {
 			PMPI_Comm_free(&lh);
