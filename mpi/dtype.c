@@ -1360,6 +1360,11 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 		return michi_err_null(NULL, "MPI_Type_commit", "datatype");
 	if (michi_dt_builtin_valid(*datatype) || michi_dt_is_pair(*datatype))
 		return MPI_SUCCESS;   /* predefined types are committed */
+	/* so are MPI_Type_create_f90_*'s (predefined too, MPI-3.1 17.1.9):
+	 * committing one is allowed and does nothing */
+	t = michi_dt_get(*datatype);
+	if (t && t->predef)
+		return MPI_SUCCESS;
 	t = user_type("MPI_Type_commit", *datatype, &err);
 	if (t) {
 		t->committed = 1;

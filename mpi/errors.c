@@ -10,10 +10,23 @@
  * slot in a small ring of recent messages, so MPI_Error_string(code) gives
  * the precise sentence while MPI_Error_class(code) still gives the class.
  * A code whose slot was reused since reads as its class's sentence.
- * Classes the program adds (MPI_Add_error_class) are numbered from 128 up
- * in the same ten bits, and codes it adds (MPI_Add_error_code) use seq
- * numbers from 2^19 up, which the ring never reaches, so class and code
- * decode the same way for everybody.
+ * Classes the program adds (MPI_Add_error_class) take the numbers 128 up
+ * in the same ten bits, with bit 30 (DYN_BIT) set: every added class and
+ * code is then above MPI_ERR_LASTCODE (0x3fffffff), as MPICH's and Open
+ * MPI's are and as programs (mpi4py among them) expect. Codes the program
+ * adds (MPI_Add_error_code) use seq numbers from 2^19 up, which the ring
+ * never reaches, and also carry DYN_BIT, so class and code decode the same
+ * way for everybody: the class of a code is its low ten bits, with
+ * DYN_BIT when those name an added class.
+ *
+ * Errors that belong to no object (an object-less call, an invalid
+ * handle, an invalid session) go where MPI-4.0 section 9.3 sends them:
+ * to MPI_COMM_SELF's handler once the World Model is initialized, else to
+ * the initial error handler, MPI_ERRORS_ARE_FATAL. MPI-3.1 sent them to
+ * MPI_COMM_WORLD's, and programs written for it set their handler there
+ * alone; so until the program sets a handler on MPI_COMM_SELF, MPI_COMM_WORLD's
+ * serves (both start as MPI_ERRORS_ARE_FATAL, so the two rules differ
+ * only for a program that set one of them).
  */
 #include "mpiimpl.h"
 #include "pmi.h"
@@ -30,6 +43,7 @@
 #define SEQ_MAX    ((1u << 19) - 1)   /* code = class | seq << 10 stays <= MPI_ERR_LASTCODE */
 #define USER_SEQ   (1u << 19)         /* user codes: class | (USER_SEQ + k) << 10 */
 #define USER_CLASS_FIRST 128          /* above every predefined class */
+#define DYN_BIT    0x40000000         /* added classes and codes: above MPI_ERR_LASTCODE */
 #define USER_CODES_MAX 4096
 
 struct err_slot {
@@ -112,9 +126,12 @@ static const char *const class_str[] = {
 
 #define NCLASSES ((int)(sizeof(class_str) / sizeof(class_str[0])))
 
+/* The class of a code: its low ten bits, an added class's with DYN_BIT. */
 static int code_class(int code)
 {
-	return code & CLASS_MASK;
+	int low = code & CLASS_MASK;
+
+	return low >= USER_CLASS_FIRST ? low | DYN_BIT : low;
 }
 
 int michi_errcode_new(int errclass, const char *msg)
@@ -138,16 +155,23 @@ static struct {
 static int user_ncodes;
 static int user_lastused;
 
+/* The index in user_class_str of an added class, or -1. */
+static int user_class_index(int cls)
+{
+	int low = cls & ~DYN_BIT;
+
+	return (cls & DYN_BIT) && low >= USER_CLASS_FIRST && low < user_class_next ? low : -1;
+}
+
 static int class_valid(int cls)
 {
-	return (cls < NCLASSES && class_str[cls]) ||
-	       (cls >= USER_CLASS_FIRST && cls < user_class_next);
+	return (cls >= 0 && cls < NCLASSES && class_str[cls]) || user_class_index(cls) >= 0;
 }
 
 /* Index in user_codes of a code the program added, or -1. */
 static int user_code_index(int code)
 {
-	unsigned seq = (unsigned)code >> CLASS_BITS;
+	unsigned seq = ((unsigned)code & ~(unsigned)DYN_BIT) >> CLASS_BITS;
 
 	if (seq < USER_SEQ || seq - USER_SEQ >= (unsigned)user_ncodes ||
 	    user_codes[seq - USER_SEQ].code != code)
@@ -157,30 +181,33 @@ static int user_code_index(int code)
 
 static const char *class_msg(int cls)
 {
-	if (cls < NCLASSES && class_str[cls])
+	int k = user_class_index(cls);
+
+	if (cls >= 0 && cls < NCLASSES && class_str[cls])
 		return class_str[cls];
-	if (cls >= USER_CLASS_FIRST && cls < user_class_next)
-		return user_class_str[cls] ? user_class_str[cls] : "";
+	if (k >= 0)
+		return user_class_str[k] ? user_class_str[k] : "";
 	return NULL;
 }
 
 static const char *code_msg(int code)
 {
-	unsigned seq = (unsigned)code >> CLASS_BITS;
+	unsigned seq = ((unsigned)code & ~(unsigned)DYN_BIT) >> CLASS_BITS;
 	int k = user_code_index(code);
 
-	if (k >= 0)
-		return user_codes[k].str ? user_codes[k].str : class_msg(code_class(code));
+	if (k >= 0)   /* without a string of its own: empty, as an added class's */
+		return user_codes[k].str ? user_codes[k].str : "";
 	if (seq >= 1 && seq < USER_SEQ && ring[seq % RING_SLOTS].code == code)
 		return ring[seq % RING_SLOTS].msg;
 	if (seq == 0)
-		return class_msg(code_class(code));
+		return class_msg(code);
 	/* a code whose message slot was reused: its class's sentence */
 	return class_valid(code_class(code)) ? class_msg(code_class(code)) : NULL;
 }
 
-/* MPI_LASTUSEDCODE: at least MPI_ERR_LASTCODE (MPI-3.1 8.5), which
- * every code here stays under (see SEQ_MAX and USER_SEQ). */
+/* MPI_LASTUSEDCODE: "the current maximum error class including the
+ * user-defined ones" (MPI-3.1 8.5), at least MPI_ERR_LASTCODE; added codes
+ * do not raise it (MPICH's and Open MPI's do not either). */
 int michi_err_lastused(void)
 {
 	return user_lastused > MPI_ERR_LASTCODE ? user_lastused : MPI_ERR_LASTCODE;
@@ -196,10 +223,10 @@ static void fatal(struct michi_comm *comm, int code, const char *msg)
 	if (write(STDERR_FILENO, line, (size_t)n) < 0)
 		n = 0;
 	if (michi_state.active && michi_state.size > 1) {
-		pmi_abort(code_class(code) ? code_class(code) : 1, msg);
+		pmi_abort(code & CLASS_MASK ? code & CLASS_MASK : 1, msg);
 		/* the process manager kills us; if it does not, exit ourselves */
 	}
-	_exit(code_class(code) ? code_class(code) : 1);
+	_exit(code & 0xff ? code & 0xff : 1);
 }
 
 /* Handler eh of the object whose handle is h (a communicator's, or a
@@ -258,12 +285,24 @@ int michi_mpi_err_code(int errclass, const char *fname, const char *fmt, ...)
 	return code;
 }
 
+/* Whether the program set a handler on MPI_COMM_SELF (see the top). */
+static int self_eh_set;
+
+/* The communicator whose handler takes an error that belongs to no
+ * object; NULL: the initial error handler (MPI_ERRORS_ARE_FATAL). */
+static struct michi_comm *noobj_comm(void)
+{
+	if (!michi_state.initialized || michi_state.finalized)
+		return NULL;
+	return self_eh_set ? &michi_comm_self : &michi_comm_world;
+}
+
 int michi_mpi_err_raise(struct michi_comm *comm, int code)
 {
 	const char *m = code_msg(code);
 
-	if (!comm && michi_state.initialized)
-		comm = &michi_comm_world;
+	if (!comm)
+		comm = noobj_comm();
 	return call_handler(comm, code, m ? m : "error");
 }
 
@@ -344,6 +383,7 @@ int michi_not_initialized(const char *fname)
 void michi_errors_init(void)
 {
 	ring_next = 0;
+	self_eh_set = 0;
 }
 
 /* ---- MPI functions ------------------------------------------------------ */
@@ -353,7 +393,7 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 	if (ERRCHK && !errorclass)
 		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Error_class",
 				     "(errorclass=NULL): output pointer is NULL");
-	if (ERRCHK && (errorcode < 0 || !class_valid(code_class(errorcode))))
+	if (ERRCHK && (errorcode < 0 || !code_msg(errorcode)))
 		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Error_class",
 				     "(errorcode=%d): not a valid error code", errorcode);
 	*errorclass = code_class(errorcode);
@@ -393,7 +433,7 @@ int PMPI_Add_error_class(int *errorclass)
 		return michi_mpi_err(NULL, MPI_ERR_OTHER, "MPI_Add_error_class",
 				     "(): all %d error classes a program may add are in use",
 				     (1 << CLASS_BITS) - USER_CLASS_FIRST);
-	*errorclass = user_class_next++;
+	*errorclass = user_class_next++ | DYN_BIT;
 	lastused(*errorclass);
 	return MPI_SUCCESS;
 }
@@ -404,17 +444,17 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
 	if (ERRCHK && !errorcode)
 		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Add_error_code",
 				     "(errorcode=NULL): output pointer is NULL");
-	if (errorclass < 0 || errorclass >= 1 << CLASS_BITS || !class_valid(errorclass))
+	if (!class_valid(errorclass))
 		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Add_error_code",
 				     "(errorclass=%d): not an error class", errorclass);
 	if (user_ncodes >= USER_CODES_MAX)
 		return michi_mpi_err(NULL, MPI_ERR_OTHER, "MPI_Add_error_code",
 				     "(): all %d error codes a program may add are in use",
 				     USER_CODES_MAX);
-	user_codes[user_ncodes].code = errorclass | (int)((USER_SEQ + (unsigned)user_ncodes) << CLASS_BITS);
+	user_codes[user_ncodes].code = errorclass | DYN_BIT |
+				       (int)((USER_SEQ + (unsigned)user_ncodes) << CLASS_BITS);
 	user_codes[user_ncodes].str = NULL;
 	*errorcode = user_codes[user_ncodes++].code;
-	lastused(*errorcode);
 	return MPI_SUCCESS;
 }
 
@@ -434,8 +474,8 @@ int PMPI_Add_error_string(int errorcode, const char *string)
 	k = errorcode >= 0 ? user_code_index(errorcode) : -1;
 	if (k >= 0)
 		slot = &user_codes[k].str;
-	else if (errorcode >= USER_CLASS_FIRST && errorcode < user_class_next)
-		slot = &user_class_str[errorcode];
+	else if ((k = user_class_index(errorcode)) >= 0)
+		slot = &user_class_str[k];
 	else
 		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Add_error_string",
 				     "(errorcode=%d): not a class or code the program added "
@@ -481,6 +521,8 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 	michi_errhandler_ref(errhandler, 1);
 	michi_errhandler_ref(c->errhandler, -1);
 	c->errhandler = errhandler;
+	if (c == &michi_comm_self)
+		self_eh_set = 1;
 	return MPI_SUCCESS;
 }
 

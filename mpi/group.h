@@ -22,6 +22,10 @@ extern struct michi_group michi_group_empty;
 int michi_comm_from_group(struct michi_group *g, uint32_t tag, const char *fname,
 			  struct michi_comm **out);
 
+/* The key of a string tag (MPI_Comm_create_from_group,
+ * MPI_Intercomm_create_from_groups) for michi_comm_from_group. */
+uint32_t michi_stringtag_key(const char *stringtag);
+
 struct michi_group *michi_group_get(MPI_Group g);
 struct michi_group *michi_group_new(const int *world, int n);
 void michi_group_release(struct michi_group *g);

@@ -14,10 +14,15 @@
  * context. A context id serves both groups: each group ANDs its free-id
  * bitmaps, the leaders swap and AND the two, and each group broadcasts
  * the result, so every process of both groups takes the same id.
+ * MPI_Intercomm_create_from_groups (MPI-4.0) has no communicators to start
+ * from: it makes them from the groups (as MPI_Comm_create_from_group
+ * does), the local group's and one of the two leaders, and runs
+ * MPI_Intercomm_create over them.
  */
 #include "mpiimpl.h"
 #include "coll.h"
 #include "group.h"
+#include "info.h"
 #include "pt2pt.h"
 
 #include <stdlib.h>
@@ -233,6 +238,98 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 	err = inter_new(lc, remote, nremote, lc->rank, ctx, local, newintercomm, fname);
 	free(remote);
 	return err;
+}
+
+/*
+ * MPI_Intercomm_create_from_groups: collective over the members of both
+ * groups alone (no parent communicator). The local group gets an
+ * intracommunicator of its own, keyed by the string tag; the two leaders
+ * get one of the pair (lower world rank first, so both sides build the
+ * same), under a key the local groups' creations do not use; then
+ * MPI_Intercomm_create joins the groups over that pair, and both helpers
+ * are freed. Errors belong to no object (MPI_COMM_SELF's handler); the new
+ * intercommunicator gets errhandler and info.
+ */
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+				      MPI_Group remote_group, int remote_leader,
+				      const char *stringtag, MPI_Info info,
+				      MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+	static const char fname[] = "MPI_Intercomm_create_from_groups";
+	struct michi_group *lg, *rg, *pg;
+	struct michi_comm *lc = NULL, *pc = NULL;
+	MPI_Comm lh, ph = MPI_COMM_NULL;
+	uint32_t key;
+	int err, me = -1, them = -1, pair[2];
+
+	MICHI_CHECK_INIT(fname);
+	if (!newintercomm)
+		return michi_err_null(NULL, fname, "newintercomm");
+	if (!stringtag)
+		return michi_err_null(NULL, fname, "stringtag");
+	*newintercomm = MPI_COMM_NULL;
+	if (!(lg = michi_group_get(local_group)))
+		return michi_mpi_err(NULL, MPI_ERR_GROUP, fname,
+				     "(local_group=0x%x): not a valid group", (unsigned)local_group);
+	if (!(rg = michi_group_get(remote_group)))
+		return michi_mpi_err(NULL, MPI_ERR_GROUP, fname,
+				     "(remote_group=0x%x): not a valid group", (unsigned)remote_group);
+	if (lg->rank == MPI_UNDEFINED)
+		return michi_mpi_err(NULL, MPI_ERR_GROUP, fname,
+				     "(local_group): the calling process is not a member");
+	if (rg->rank != MPI_UNDEFINED)
+		return michi_mpi_err(NULL, MPI_ERR_GROUP, fname,
+				     "(remote_group): the calling process is a member; the two "
+				     "groups must be disjoint");
+	if ((unsigned)local_leader >= (unsigned)lg->size)
+		return michi_mpi_err(NULL, MPI_ERR_RANK, fname,
+				     "(local_leader=%d): out of range, local_group has %d members",
+				     local_leader, lg->size);
+	if ((unsigned)remote_leader >= (unsigned)rg->size)
+		return michi_mpi_err(NULL, MPI_ERR_RANK, fname,
+				     "(remote_leader=%d): out of range, remote_group has %d members",
+				     remote_leader, rg->size);
+	if (info != MPI_INFO_NULL && !michi_info_get(info))
+		return michi_mpi_err(NULL, MPI_ERR_INFO, fname, "(info=0x%x): not a valid info",
+				     (unsigned)info);
+	key = michi_stringtag_key(stringtag);
+	if ((err = michi_comm_from_group(lg, key, fname, &lc)))
+		return err;
+	lh = lc->handle;
+	if (lg->rank == local_leader) {
+		me = lg->ranks[local_leader];
+		them = rg->ranks[remote_leader];
+		pair[0] = me < them ? me : them;
+		pair[1] = me < them ? them : me;
+		pg = michi_group_new(pair, 2);
+		if (!pg) {
+			PMPI_Comm_free(&lh);
+			return michi_err_nomem(NULL, fname);
+		}
+		/* a key of its own, with other low 16 bits: those pick the
+		 * tags of the creation, which runs on MPI_COMM_WORLD's context
+		 * like the local group's; with the same tags a leader's receive
+		 * from rank 1 of its local group could take the other leader's
+		 * message (rank 1 of the pair) */
+		err = michi_comm_from_group(pg, key ^ 1u, fname, &pc);
+		michi_group_release(pg);
+		if (err) {
+			PMPI_Comm_free(&lh);
+			return err;
+		}
+		ph = pc->handle;
+	}
+	err = PMPI_Intercomm_create(lh, local_leader, ph, me < them ? 1 : 0, 0, newintercomm);
+	if (ph != MPI_COMM_NULL)
+		PMPI_Comm_free(&ph);
+	PMPI_Comm_free(&lh);
+	if (err)
+		return err;
+	if (errhandler != MPI_ERRHANDLER_NULL)
+		PMPI_Comm_set_errhandler(*newintercomm, errhandler);
+	if (info != MPI_INFO_NULL)
+		return PMPI_Comm_set_info(*newintercomm, info);
+	return MPI_SUCCESS;
 }
 
 static int inter_arg(const char *fname, MPI_Comm comm, struct michi_comm **c)

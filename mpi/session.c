@@ -12,8 +12,13 @@
  *
  * Sessions are kept in a table that grows; a handle is
  * MPI_SESSION_NULL + 1 + the index, so a freed or foreign handle is
- * recognised. Errors in session calls go to the session's handler (or,
- * without a valid session, are fatal as MPI's default is).
+ * recognised. Errors follow MPI-4.0's rules for sessions (section 9.3):
+ * an error in a call on a valid session goes to that session's handler
+ * (the one MPI_Session_init was given, or MPI_Session_set_errhandler's);
+ * an error of MPI_Session_init to the handler it was given; and an error
+ * on an invalid session (MPI_SESSION_NULL, a finalized one) belongs to no
+ * object: it goes where mpi/errors.c sends those, MPI_COMM_SELF's handler
+ * once MPI_Init ran, else the initial handler (MPI_ERRORS_ARE_FATAL).
  */
 #include "mpiimpl.h"
 #include "group.h"
@@ -57,12 +62,15 @@ static int session_err(MPI_Session h, int errclass, const char *fname, const cha
 	struct session *s = session_get(h);
 	char msg[MPI_MAX_ERROR_STRING];
 	va_list ap;
+	int code;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return michi_mpi_err_raise_eh(s ? s->eh : MPI_ERRORS_ARE_FATAL, (int)h,
-				      michi_mpi_err_code(errclass, fname, "%s", msg));
+	code = michi_mpi_err_code(errclass, fname, "%s", msg);
+	if (!s)
+		return michi_mpi_err_raise(NULL, code);
+	return michi_mpi_err_raise_eh(s->eh, (int)h, code);
 }
 
 #define SESSION_ARG(h, s, fname) do { \
@@ -94,7 +102,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
 	int i, err, level;
 
 	if (!session)
-		return michi_mpi_err_raise_eh(MPI_ERRORS_ARE_FATAL, 0,
+		return michi_mpi_err_raise_eh(errhandler, 0,
 					      michi_mpi_err_code(MPI_ERR_ARG, fname,
 								 "(session=NULL): NULL pointer"));
 	*session = MPI_SESSION_NULL;
@@ -258,7 +266,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name,
 
 /* FNV-1a of the string tag, its top bit set: MPI_Comm_create_group's
  * tags are non-negative, so the two never share a key. */
-static uint32_t tag_hash(const char *s)
+uint32_t michi_stringtag_key(const char *s)
 {
 	uint32_t h = 2166136261u;
 
@@ -286,7 +294,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
 	if (g->rank == MPI_UNDEFINED)
 		return michi_mpi_err(NULL, MPI_ERR_GROUP, fname,
 				     "(group): the calling process is not a member");
-	if ((err = michi_comm_from_group(g, tag_hash(stringtag), fname, &n)))
+	if ((err = michi_comm_from_group(g, michi_stringtag_key(stringtag), fname, &n)))
 		return err;
 	if (errhandler != MPI_ERRHANDLER_NULL) {
 		michi_errhandler_ref(n->errhandler, -1);

@@ -295,6 +295,26 @@ static void ext32_checks(void)
 			mtest_error("f90 sizes: real(15) %d, integer(9) %d, complex(6,30) %d", s1,
 				    s2, s3);
 	}
+	{
+		/* the f90 types are predefined: committing one (as mpi4py does
+		 * with every type it hands out) is allowed and does nothing,
+		 * as committing MPI_INT or a pair type is */
+		MPI_Datatype f90[3] = { r8, i4, cx }, pre[2] = { MPI_INT, MPI_DOUBLE_INT };
+		int k, rc, s;
+
+		MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+		for (k = 0; k < 3; k++) {
+			rc = MPI_Type_commit(&f90[k]);
+			if (rc != MPI_SUCCESS || MPI_Type_size(f90[k], &s) != MPI_SUCCESS)
+				mtest_error("MPI_Type_commit of f90 type %d: error class %d", k,
+					    mtest_errclass(rc));
+		}
+		for (k = 0; k < 2; k++)
+			if ((rc = MPI_Type_commit(&pre[k])) != MPI_SUCCESS)
+				mtest_error("MPI_Type_commit of predefined type %d: error class %d",
+					    k, mtest_errclass(rc));
+		MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+	}
 
 	/* MPICH 4.0.2 traps (SIGILL) in MPI_Pack_external_size on any struct
 	 * type: this part runs on Michi only */
