@@ -304,6 +304,10 @@ static michi_status_t pmi_handshake(struct pmi_info *info)
 		st = pmi_wire_get_int(&m, "appnum", &info->appnum);
 	if (st < 0)
 		return st;
+	/* Slurm's pmi2 plugin answers -1 for a job of one command: that is
+	 * application 0, as the PMIx path reads it (MPI_APPNUM) */
+	if (info->appnum < 0)
+		info->appnum = 0;
 
 	st = pmi_call0("get_my_kvsname", "my_kvsname", &m);
 	if (st < 0)
