@@ -479,6 +479,18 @@ static inline MPI_Count v_count(const struct coll_v *v, int i)
 			      : (MPI_Count)((const int *)v->counts)[i];
 }
 
+/* Whether a v collective's counts move anything: empty buffers may share an
+ * address (Python's empty arrays do), which is no aliasing. */
+static int v_any_count(const struct michi_comm *c, const struct coll_v *v)
+{
+	int i;
+
+	for (i = 0; i < c->size; i++)
+		if (v_count(v, i) > 0)
+			return 1;
+	return 0;
+}
+
 /* A v form's arrays as coll_v, from an int form (wide 0) or a _c one. */
 #define COLL_V(cs, ds, wide) { (cs), (ds), (wide), (wide) }
 
@@ -1525,7 +1537,7 @@ static int alltoall_common(const void *sendbuf, const struct coll_v *sv, MPI_Cou
 			return err;
 		if (recvbuf == MPI_IN_PLACE)
 			return coll_err_inplace(c, fname, "recvbuf", "only sendbuf may be MPI_IN_PLACE");
-		if (!inplace && sendbuf == recvbuf && (rv || recvcount > 0))
+		if (!inplace && sendbuf == recvbuf && (rv ? v_any_count(c, rv) : recvcount > 0))
 			return coll_err_alias(c, fname);
 	}
 	if (ERRCHK && c->local && inplace)
@@ -1760,7 +1772,11 @@ static int nbr_check(struct michi_comm *c, const char *fname, const char *arg,
 		MPI_Datatype dt = sd->types ? sd->types[i] : sd->dt;
 
 		snprintf(a, sizeof(a), "%s[%d]: ", arg, i);
-		if ((err = coll_check_buf(c, fname, sd->same ? arg : a, sd->buf, cnt, dt)))
+		/* a w form's byte displacements may be absolute addresses from
+		 * MPI_BOTTOM (NULL here): check the count and type, not the buffer */
+		if ((err = coll_check_buf(c, fname, sd->same ? arg : a,
+					  sd->types && !sd->buf ? (const void *)&sd->buf : sd->buf,
+					  cnt, dt)))
 			return err;
 	}
 	return MPI_SUCCESS;
