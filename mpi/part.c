@@ -402,6 +402,10 @@ static int part_arrived(const struct michi_request *r, int i)
 
 	if (r->m.done)
 		return 1;
+	/* empty partitions arrive with the round's message, not before it:
+	 * no byte count can say so (0 bytes are always "in place") */
+	if (!p->pbytes)
+		return 0;
 	/* a streamed rendezvous being pulled: the bytes from the start in place */
 	return !p->stage && mtmi_recv_have(&r->m) >= (size_t)(i + 1) * p->pbytes;
 }
