@@ -37,23 +37,8 @@ for dev in "" tcp; do
 	cat >"$WORK/stranger.py" <<'EOS'
 import os, socket, struct, sys
 
-def listening(pid):
-    inodes = set()
-    for fd in os.listdir("/proc/%d/fd" % pid):
-        try:
-            t = os.readlink("/proc/%d/fd/%s" % (pid, fd))
-        except OSError:
-            continue
-        if t.startswith("socket:["):
-            inodes.add(t[8:-1])
-    out = []
-    for line in open("/proc/%d/net/tcp" % pid).readlines()[1:]:
-        f = line.split()
-        if f[3] == "0A" and f[9] in inodes:
-            a, p = f[1].split(":")
-            ip = socket.inet_ntoa(struct.pack("<I", int(a, 16)))
-            out.append(("127.0.0.1" if ip == "0.0.0.0" else ip, int(p, 16)))
-    return out
+sys.path.insert(0, os.environ["LISTENING_PY_DIR"])
+from listening import listening  # noqa: E402
 
 targets = []
 for pid in sys.argv[1:]:
@@ -86,7 +71,7 @@ if badkey < 3 * (len(sys.argv) - 1):
 print("stranger refused on %d ports" % len(targets))
 EOS
 	# shellcheck disable=SC2086 # a list of pids
-	python3 "$WORK/stranger.py" $PIDS >"$WORK/stranger.out" 2>&1 || {
+	LISTENING_PY_DIR=$(cd "$(dirname "$0")" && pwd) python3 "$WORK/stranger.py" $PIDS >"$WORK/stranger.out" 2>&1 || {
 		touch "$PORTF.go"; fail "device '${dev:-auto}': $(cat "$WORK/stranger.out")"; }
 	touch "$PORTF.go"
 	wait $S || fail "device '${dev:-auto}': server job failed: $(cat "$WORK/server.out" "$WORK/server.err")"

@@ -50,24 +50,8 @@ RANKS=$(sed -n 's/^failprog rank [0-9]* host .* pid \([0-9]*\)$/\1/p' "$WORK/out
 cat >"$WORK/rogue.py" <<'EOS'
 import os, random, socket, struct, sys, threading, time
 
-def listening(pid):
-    """TCP ports pid listens on (IPv4), from /proc: (addr, port) pairs."""
-    inodes = set()
-    for fd in os.listdir("/proc/%d/fd" % pid):
-        try:
-            t = os.readlink("/proc/%d/fd/%s" % (pid, fd))
-        except OSError:
-            continue
-        if t.startswith("socket:["):
-            inodes.add(t[8:-1])
-    out = []
-    for line in open("/proc/%d/net/tcp" % pid).readlines()[1:]:
-        f = line.split()
-        if f[3] == "0A" and f[9] in inodes:
-            a, p = f[1].split(":")
-            ip = socket.inet_ntoa(struct.pack("<I", int(a, 16)))
-            out.append(("127.0.0.1" if ip == "0.0.0.0" else ip, int(p, 16)))
-    return out
+sys.path.insert(0, os.environ["LISTENING_PY_DIR"])
+from listening import listening  # noqa: E402
 
 mpirun = int(sys.argv[1])
 ranks = [int(x) for x in sys.argv[2:]]
@@ -151,7 +135,7 @@ print("rogue: %d connections to %d ports in %.1f s, %d held silent (longest %.1f
 if stats["done"] != 1000 or stats["held_late"] or stats["held"] == 0:
     sys.exit(1)
 EOS
-timeout 40 python3 "$WORK/rogue.py" "$MP" $RANKS >"$WORK/rogue" 2>&1 ||
+LISTENING_PY_DIR=$(cd "$(dirname "$0")" && pwd) timeout 40 python3 "$WORK/rogue.py" "$MP" $RANKS >"$WORK/rogue" 2>&1 ||
 	fail "rogue client: $(cat "$WORK/rogue")"
 cat "$WORK/rogue" >&2
 T1=$(now_ms)
