@@ -679,7 +679,11 @@ int PMPI_Close_port(const char *port_name)
 	return MPI_SUCCESS;
 }
 
-static int dyn_comm_arg(const char *fname, MPI_Comm comm, int root, struct michi_comm **c)
+/* The arguments accept, connect and spawn share: an intracommunicator, a
+ * root in it, and the new communicator's handle (out, named outname), which
+ * reads MPI_COMM_NULL until the call succeeds. */
+static int dyn_comm_arg(const char *fname, MPI_Comm comm, int root, MPI_Comm *out,
+			const char *outname, struct michi_comm **c)
 {
 	MICHI_CHECK_INIT(fname);
 	*c = michi_comm_get(comm);
@@ -690,6 +694,9 @@ static int dyn_comm_arg(const char *fname, MPI_Comm comm, int root, struct michi
 			       "connect and spawn take an intracommunicator");
 	if ((unsigned)root >= (unsigned)(*c)->size)
 		return michi_err_rank(*c, fname, "root", root);
+	if (!out)
+		return michi_err_null(*c, fname, outname);
+	*out = MPI_COMM_NULL;
 	return MPI_SUCCESS;
 }
 
@@ -754,14 +761,11 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm co
 {
 	static const char fname[] = "MPI_Comm_accept";
 	struct michi_comm *c;
-	int err = dyn_comm_arg(fname, comm, root, &c);
+	int err = dyn_comm_arg(fname, comm, root, newcomm, "newcomm", &c);
 
 	if (err)
 		return err;
-	if (!newcomm)
-		return michi_err_null(c, fname, "newcomm");
 	(void)info;
-	*newcomm = MPI_COMM_NULL;
 	return dyn_accept(c, c->rank == root && port_name ? port_name : "", root, 0, fname,
 			  newcomm);
 }
@@ -771,14 +775,11 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm c
 {
 	static const char fname[] = "MPI_Comm_connect";
 	struct michi_comm *c;
-	int err = dyn_comm_arg(fname, comm, root, &c);
+	int err = dyn_comm_arg(fname, comm, root, newcomm, "newcomm", &c);
 
 	if (err)
 		return err;
-	if (!newcomm)
-		return michi_err_null(c, fname, "newcomm");
 	(void)info;
-	*newcomm = MPI_COMM_NULL;
 	return dyn_connect(c, c->rank == root ? port_name : NULL, root, fname, newcomm);
 }
 
@@ -1132,15 +1133,13 @@ static int dyn_spawn(const char *fname, int count, char *cmds[], char **argvs[],
 {
 	struct michi_comm *c;
 	char why[768] = "", port[MPI_MAX_PORT_NAME] = "";
-	int err = dyn_comm_arg(fname, comm, root, &c), cls = MPI_SUCCESS, total = 0, i, n;
+	int err = dyn_comm_arg(fname, comm, root, intercomm, "intercomm", &c);
+	int cls = MPI_SUCCESS, total = 0, i, n;
 	struct dyn_argv a = { 0 };
 	pid_t pid = -1;
 
 	if (err)
 		return err;
-	if (!intercomm)
-		return michi_err_null(c, fname, "intercomm");
-	*intercomm = MPI_COMM_NULL;
 	if (c->rank == root) {
 		int kind = michi_launcher_kind();
 
