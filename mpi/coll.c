@@ -435,15 +435,28 @@ static int inter_allgather(struct michi_comm *c, const void *sbuf, MPI_Count sco
 
 /* ---- argument checks ---------------------------------------------------- */
 
-/* A (buf, count, datatype) triple; buf may be NULL only when empty. */
-static int coll_check_buf(struct michi_comm *c, const char *fname, const char *arg,
-			  const void *buf, MPI_Count count, MPI_Datatype dt)
+/* A count and its datatype. Alone, for a w form's block: its byte
+ * displacement may be an absolute address from MPI_BOTTOM (NULL), whatever
+ * the type, so its buffer is not checked. */
+static int coll_check_count(struct michi_comm *c, const char *fname, const char *arg,
+			    MPI_Count count, MPI_Datatype dt)
 {
 	if (unlikely(count < 0))
 		return michi_mpi_err(c, MPI_ERR_COUNT, fname, "(%scount=%lld): negative count",
 				     arg, (long long)count);
 	if (unlikely(!michi_dt_ok(dt)))
 		return michi_err_type(c, fname, dt);
+	return MPI_SUCCESS;
+}
+
+/* A (buf, count, datatype) triple; buf may be NULL only when empty. */
+static int coll_check_buf(struct michi_comm *c, const char *fname, const char *arg,
+			  const void *buf, MPI_Count count, MPI_Datatype dt)
+{
+	int err = coll_check_count(c, fname, arg, count, dt);
+
+	if (err)
+		return err;
 	if (unlikely(!buf) && count > 0 && michi_dt_null_buf_bad(dt))
 		return michi_mpi_err(c, MPI_ERR_BUFFER, fname,
 				     "(%sbuf=NULL, %scount=%lld): NULL buffer with a positive count",
@@ -1648,13 +1661,11 @@ static int alltoallw_common(const void *sendbuf, const struct coll_v *sv,
 			return coll_err_inplace(c, fname, "recvbuf", "only sendbuf may be MPI_IN_PLACE");
 		for (i = 0; i < n; i++) {
 			snprintf(arg, sizeof(arg), "recv[%d]: ", i);
-			if ((err = coll_check_buf(c, fname, arg, recvbuf, v_count(rv, i),
-			    rtypes[i])))
+			if ((err = coll_check_count(c, fname, arg, v_count(rv, i), rtypes[i])))
 				return err;
 			snprintf(arg, sizeof(arg), "send[%d]: ", i);
-			if (!inplace && (err = coll_check_buf(c, fname, arg, sendbuf, v_count(sv,
-			    i),
-							      stypes[i])))
+			if (!inplace &&
+			    (err = coll_check_count(c, fname, arg, v_count(sv, i), stypes[i])))
 				return err;
 		}
 	}
@@ -1772,11 +1783,8 @@ static int nbr_check(struct michi_comm *c, const char *fname, const char *arg,
 		MPI_Datatype dt = sd->types ? sd->types[i] : sd->dt;
 
 		snprintf(a, sizeof(a), "%s[%d]: ", arg, i);
-		/* a w form's byte displacements may be absolute addresses from
-		 * MPI_BOTTOM (NULL here): check the count and type, not the buffer */
-		if ((err = coll_check_buf(c, fname, sd->same ? arg : a,
-					  sd->types && !sd->buf ? (const void *)&sd->buf : sd->buf,
-					  cnt, dt)))
+		if ((err = sd->types ? coll_check_count(c, fname, a, cnt, dt)
+				     : coll_check_buf(c, fname, sd->same ? arg : a, sd->buf, cnt, dt)))
 			return err;
 	}
 	return MPI_SUCCESS;

@@ -4,8 +4,9 @@
  * MPI_Alltoallv (blocking, nonblocking, persistent, _c) whose send and
  * receive buffers share an address while every count is zero (Python's
  * empty arrays may share one), which is no aliasing; and
- * MPI_Neighbor_alltoallw with MPI_BOTTOM buffers and absolute byte
- * displacements (MPI_Get_address), which are valid with positive counts.
+ * MPI_Alltoallw_c and MPI_Neighbor_alltoallw with MPI_BOTTOM buffers and
+ * absolute byte displacements (MPI_Get_address), which are valid with
+ * positive counts whatever the types.
  */
 #include "mtest.h"
 #include <stdlib.h>
@@ -52,6 +53,34 @@ int main(int argc, char **argv)
 		err = MPI_Alltoallv(big, cnt, dsp, MPI_INT, big, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
 		mtest_check(err != MPI_SUCCESS, "Alltoallv with aliased buffers succeeded");
 		free(big);
+	}
+
+	/* alltoallw_c from MPI_BOTTOM: absolute byte displacements (MPI_Aint
+	 * in the large-count form), plain types */
+	{
+		int *sv = malloc(size * sizeof(int)), *rv = malloc(size * sizeof(int));
+		MPI_Aint *sd = malloc(size * sizeof(MPI_Aint)), *rd = malloc(size * sizeof(MPI_Aint));
+		MPI_Datatype *ty = malloc(size * sizeof(MPI_Datatype));
+
+		for (i = 0; i < size; i++) {
+			sv[i] = rank * 1000 + i;
+			rv[i] = -1;
+			MPI_Get_address(&sv[i], &sd[i]);
+			MPI_Get_address(&rv[i], &rd[i]);
+			ty[i] = MPI_INT;
+			ccnt[i] = 1;
+		}
+		err = MPI_Alltoallw_c(MPI_BOTTOM, ccnt, sd, ty, MPI_BOTTOM, ccnt, rd, ty,
+				      MPI_COMM_WORLD);
+		mtest_check(err == MPI_SUCCESS, "Alltoallw_c from MPI_BOTTOM: error %d", err);
+		for (i = 0; i < size && err == MPI_SUCCESS; i++)
+			mtest_check(rv[i] == i * 1000 + rank, "Alltoallw_c: from rank %d got %d", i,
+				    rv[i]);
+		free(sv);
+		free(rv);
+		free(sd);
+		free(rd);
+		free(ty);
 	}
 
 	/* neighbor alltoallw on a periodic ring, buffers at MPI_BOTTOM */
