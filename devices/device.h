@@ -231,7 +231,8 @@ michi_status_t michi_devlib_open(const char *dev, const char *const *sonames,
 				 const struct michi_devlib_sym *syms, void **handle);
 
 /*
- * Peers from other jobs (mpi/dynproc.c: connect/accept, spawn, join).
+ * Peers from other jobs (MTMI's mtmi_peer_* for mpi/dynproc.c: connect/
+ * accept, spawn, join).
  * They take the indices above the world's, in the order added; the tcp
  * device serves them, started here for a process that had none.
  * card: this process's address for another job ("tcp:<card>"), starting

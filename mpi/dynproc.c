@@ -35,7 +35,6 @@
  * host: shm segments are per job).
  */
 #include "mpiimpl.h"
-#include "device.h"
 #include "mtmi.h"
 #include "pmi.h"
 #include "pt2pt.h"
@@ -170,7 +169,7 @@ static int dyn_my_rec(struct dyn_rec *r)
 	memcpy(r->key, job->key, 16);
 	r->rank = job->rank;
 	snprintf(r->host, sizeof(r->host), "%s", job->hostname);
-	st = michi_devices_dyn_card(job, r->card, sizeof(r->card));
+	st = mtmi_peer_card(job, r->card, sizeof(r->card));
 	return st < 0 ? (int)st : 0;
 }
 
@@ -188,7 +187,7 @@ static michi_status_t dyn_peer_of(const struct dyn_rec *rec, int *index)
 		*index = rec->rank;
 		return MICHI_OK;
 	}
-	i = michi_devices_dyn_find(rec->key, rec->rank);
+	i = mtmi_peer_find(rec->key, rec->rank);
 	if (i >= 0) {
 		*index = i;
 		return MICHI_OK;
@@ -196,9 +195,6 @@ static michi_status_t dyn_peer_of(const struct dyn_rec *rec, int *index)
 	if (!dyn_next_peer)
 		dyn_next_peer = job->size;
 	i = dyn_next_peer;
-	st = mtmi_peers_grow(i + 1);
-	if (st < 0)
-		return st;
 	/* host indices of other jobs' processes: this host's for ours,
 	 * else one of their own (the collectives only group by them) */
 	hosts = realloc(job->host_of, (size_t)(i + 1) * sizeof(int));
@@ -210,7 +206,7 @@ static michi_status_t dyn_peer_of(const struct dyn_rec *rec, int *index)
 	hosts[i] = strcmp(rec->host, job->hostname) == 0 ? hosts[job->rank] : i;
 	if (hosts[i] != hosts[job->rank])
 		michi_state.single_host = 0;
-	st = michi_devices_dyn_add(job, i, rec->key, rec->rank, rec->host, rec->card);
+	st = mtmi_peer_add(job, i, rec->key, rec->rank, rec->host, rec->card);
 	if (st < 0)
 		return st;
 	dyn_next_peer = i + 1;
@@ -409,7 +405,7 @@ static michi_status_t dyn_port_open(char *name)
 	int fd, one = 1, naddr = 0;
 	michi_status_t st;
 
-	st = michi_devices_dyn_card(job, card, sizeof(card));
+	st = mtmi_peer_card(job, card, sizeof(card));
 	if (st < 0)
 		return st;
 	if (getrandom(tag, sizeof(tag), 0) != (ssize_t)sizeof(tag))

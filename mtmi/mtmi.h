@@ -104,9 +104,19 @@ struct mtmi_msg;
 michi_status_t mtmi_init(struct michi_job *job);
 michi_status_t mtmi_finalize(void);
 void mtmi_release(void);
-/* Room for peer indices up to n - 1 (processes of other jobs joined by
- * mpi/dynproc.c); MICHI_ERR_UNSUPPORTED over a matching device. */
-michi_status_t mtmi_peers_grow(int n);
+/*
+ * Processes of other jobs (mpi/dynproc.c: connect/accept, spawn, join), the
+ * core's one door to the devices that reach them. They take peer indices
+ * above the world's. card: this process's address for another job,
+ * starting the tcp device when needed. find: the index already given to
+ * rank `rank` of the job with key `key`, or -1. add: make that process
+ * peer `index` (on host `host`, reachable at `card`), growing MTMI's
+ * per-peer tables first. MICHI_ERR_UNSUPPORTED over a matching device.
+ */
+michi_status_t mtmi_peer_card(struct michi_job *job, char *card, size_t len);
+int mtmi_peer_find(const uint8_t key[16], int rank);
+michi_status_t mtmi_peer_add(struct michi_job *job, int index, const uint8_t key[16],
+			     int rank, const char *host, const char *card);
 
 /*
  * Start a send of len contiguous bytes to peer. Returns MICHI_OK when the

@@ -150,4 +150,8 @@ static inline void mtmi_ulist_del_a(struct mtmi_ulist *l, struct mtmi_msg *m)
 		l->tail = m->aprev;
 }
 
+/* Room for peer indices up to n - 1 (processes of other jobs, mtmi_dyn.c);
+ * MICHI_ERR_UNSUPPORTED over a matching device. */
+michi_status_t mtmi_peers_grow(int n);
+
 #endif
