@@ -240,19 +240,9 @@ static int coll_persist(struct michi_comm *c, struct coll_sched *s, MPI_Request 
 		coll_sched_free(s);
 		return michi_err_nomem(c, fname);
 	}
-	r->kind = MICHI_REQ_PCOLL;
-	r->active = 0;
-	r->freed = 0;
-	r->mode = 0;
-	r->comm = c;
-	r->dtype = MPI_DATATYPE_NULL;
-	r->buf = s;
-	r->count = 0;
-	r->rank = MPI_PROC_NULL;
-	r->tag = MPI_ANY_TAG;
-	r->stage = NULL;
+	michi_req_persist_init(r, MICHI_REQ_PCOLL, 0, c, MPI_DATATYPE_NULL, s, 0, MPI_PROC_NULL,
+			       MPI_ANY_TAG);
 	r->m.type = MTMI_REQ_NONE;
-	michi_req_done_now(r, MPI_ANY_SOURCE, MPI_ANY_TAG);
 	*request = (MPI_Request)michi_p2h(r);
 	return MPI_SUCCESS;
 }

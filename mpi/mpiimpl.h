@@ -500,6 +500,9 @@ static inline void michi_req_free(struct michi_request *r)
 	michi_obj_free(MICHI_KIND_REQUEST, r);
 }
 
+/* Fill an inactive persistent request of that kind (mpi/request.c). */
+void michi_req_persist_init(struct michi_request *r, int kind, int mode, struct michi_comm *c,
+			    MPI_Datatype dt, void *buf, MPI_Count count, int rank, int tag);
 /* Start a persistent request (MPI_Start). */
 int michi_req_start(struct michi_request *r, const char *fname);
 /* mpi/coll.c: start a persistent collective's round; free its schedule

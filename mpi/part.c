@@ -160,19 +160,9 @@ static int part_init(void *buf, int partitions, MPI_Count count, MPI_Datatype dt
 		p->wire = p->stage;
 	}
 	michi_dt_hold(dt);   /* MPI_Type_free may come before MPI_Request_free */
-	r->kind = send ? MICHI_REQ_PART_SEND : MICHI_REQ_PART_RECV;
-	r->mode = MTMI_MODE_STANDARD;
-	r->active = 0;
-	r->freed = 0;
-	r->comm = c;
-	r->dtype = dt;
-	r->buf = buf;
-	r->count = count;
-	r->rank = rank;
-	r->tag = tag;
-	r->stage = NULL;
+	michi_req_persist_init(r, send ? MICHI_REQ_PART_SEND : MICHI_REQ_PART_RECV,
+			       MTMI_MODE_STANDARD, c, dt, buf, count, rank, tag);
 	r->part = p;
-	michi_req_done_now(r, MPI_ANY_SOURCE, MPI_ANY_TAG);
 	*request = (MPI_Request)michi_p2h(r);
 	return MPI_SUCCESS;
 }

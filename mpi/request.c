@@ -603,21 +603,30 @@ static int persistent_init(const void *buf, MPI_Count count, MPI_Datatype dataty
 	r = michi_req_alloc();
 	if (!r)
 		return michi_err_nomem(c, fname);
+	michi_dt_hold(datatype);   /* MPI_Type_free may come before MPI_Request_free */
+	michi_req_persist_init(r, kind, mode, c, datatype, (void *)buf, count, rank, tag);
+	*request = (MPI_Request)michi_p2h(r);
+	return MPI_SUCCESS;
+}
+
+/* An inactive persistent request (MPI_Send_init, MPI_Psend_init,
+ * MPI_Bcast_init ...): what MPI_Start needs, complete until started, so
+ * that MPI_Wait and MPI_Test on it return at once. */
+void michi_req_persist_init(struct michi_request *r, int kind, int mode, struct michi_comm *c,
+			    MPI_Datatype dt, void *buf, MPI_Count count, int rank, int tag)
+{
 	r->kind = (uint8_t)kind;
 	r->mode = (uint8_t)mode;
 	r->active = 0;
 	r->freed = 0;
 	r->comm = c;
-	r->dtype = datatype;
-	michi_dt_hold(datatype);   /* MPI_Type_free may come before MPI_Request_free */
-	r->buf = (void *)buf;
+	r->dtype = dt;
+	r->buf = buf;
 	r->count = count;
 	r->rank = rank;
 	r->tag = tag;
 	r->stage = NULL;
 	michi_req_done_now(r, MPI_ANY_SOURCE, MPI_ANY_TAG);
-	*request = (MPI_Request)michi_p2h(r);
-	return MPI_SUCCESS;
 }
 
 /* Each int form and its _c form (MPI_Count) share persistent_init. */
