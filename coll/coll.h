@@ -39,6 +39,27 @@ struct coll_hosts {
 	const int *leader_world;  /* world rank of every host's leader */
 };
 
+/*
+ * The sites of a communicator, for the grid-aware algorithms: groups of
+ * hosts joined by a wide-area network. The MPI layer builds it once per
+ * communicator from the job's site map (or the tunable that fakes site
+ * boundaries) and every rank holds the same one. Sites are numbered in
+ * the order of their lowest rank. Inside a site the ranks are listed in
+ * lane order: the first rank of each of its hosts (hosts in the order of
+ * their lowest rank), then the second of each, and so on, so that lane
+ * k of a site is members[first[s] + k] and consecutive lanes land on
+ * different hosts; every rank computes the same order.
+ */
+struct coll_sites {
+	int nsites;
+	int mysite, lane;      /* my site; my index in its lane order */
+	const int *site;       /* site of every comm rank */
+	const int *lane_of;    /* index of every comm rank in its site's lane order */
+	const int *members;    /* comm ranks site by site, each in lane order */
+	const int *first;      /* site s's ranks are members[first[s]] up to
+				* members[first[s + 1]] (nsites + 1 entries) */
+};
+
 struct coll_comm {
 	int rank, size;
 	uint32_t ctx;          /* the collective context */
@@ -55,6 +76,8 @@ struct coll_comm {
 				* matches these frames */
 	const struct coll_hosts *hosts;   /* NULL: one host, or a view that
 					   * the node-aware algorithms made */
+	const struct coll_sites *sites;   /* NULL: one site, or a view that
+					   * the grid-aware algorithms made */
 };
 
 /* One tag per collective on the collective context: MTMI keeps per-peer

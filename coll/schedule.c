@@ -217,10 +217,12 @@ int coll_sched_hosts(struct coll_sched *s)
 	local.size = h->first[h->myhost + 1] - h->first[h->myhost];
 	local.peers = h->local_world;
 	local.hosts = NULL;
+	local.sites = NULL;
 	leaders.rank = h->lrank ? -1 : h->myhost;
 	leaders.size = h->nhosts;
 	leaders.peers = h->leader_world;
 	leaders.hosts = &coll_hosts_apart;
+	leaders.sites = NULL;
 	s->c = local;
 	coll_sched_set_alt(s, &leaders, COLL_TAG_HOSTS);
 	return !h->lrank;

@@ -27,6 +27,7 @@ enum {
 	NEED_UNIFORM = 4,      /* blocks of one size (not the v forms) */
 	NEED_HOSTS = 8,        /* ranks on several hosts, some sharing one */
 	NEED_COUNT_N = 16,     /* at least one element per rank */
+	NEED_SITES = 32,       /* ranks on several sites */
 };
 
 /* When the automatic choice takes it, besides the ranges. */
@@ -46,6 +47,7 @@ struct coll_query {
 	size_t count;          /* elements, for reductions */
 	int commute, uniform;
 	const struct coll_hosts *hosts;
+	const struct coll_sites *sites;
 };
 
 struct coll_algo {
@@ -95,6 +97,8 @@ static int meets(const struct coll_algo *a, const struct coll_query *q)
 	    !(q->hosts && q->hosts->nhosts > 1 && q->hosts->nhosts < q->n))
 		return 0;
 	if ((a->need & NEED_COUNT_N) && q->count < (size_t)q->n)
+		return 0;
+	if ((a->need & NEED_SITES) && !(q->sites && q->sites->nsites > 1))
 		return 0;
 	return 1;
 }
@@ -162,6 +166,7 @@ static void query_of(const struct coll_sched *s, struct coll_query *q, size_t by
 	q->commute = s->op.commute;
 	q->uniform = uniform;
 	q->hosts = s->c.hosts;
+	q->sites = s->c.sites;
 }
 
 #define TABLE(var, name, rows_) \
@@ -286,6 +291,7 @@ static void query_of_comm(const struct coll_comm *c, struct coll_query *q, size_
 	q->commute = commute;
 	q->uniform = 1;
 	q->hosts = c->hosts;
+	q->sites = c->sites;
 }
 
 int coll_direct_bcast_ok(const struct coll_comm *c, size_t len)

@@ -122,6 +122,105 @@ static const struct coll_hosts *coll_hosts_build(struct michi_comm *c)
 	return hs;
 }
 
+static int coll_site_ranks;
+MICHI_TUNABLE(coll_site_ranks, "coll_site_ranks", MICHI_T_INT, "0", MICHI_LEVEL_TUNER,
+	      "fake site boundaries for the collectives: every this many consecutive world "
+	      "ranks count as one site for the grid-aware algorithms (0: the job's sites)");
+
+static int coll_site_id(int world)
+{
+	if (coll_site_ranks > 0)
+		return world / coll_site_ranks;
+	return michi_state.site_of ? michi_state.site_of[world] : 0;
+}
+
+struct site_key {
+	int site, nth, host, rank;   /* lane order: by site, then nth rank of its
+				      * host, then host within the site */
+};
+
+static int site_key_cmp(const void *a, const void *b)
+{
+	const struct site_key *x = a, *y = b;
+
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	if (x->nth != y->nth)
+		return x->nth < y->nth ? -1 : 1;
+	return x->host < y->host ? -1 : x->host > y->host;
+}
+
+/*
+ * The sites of c's ranks (coll/coll.h): NULL when they share one site,
+ * else a map the communicator keeps, the same on every rank. Out of
+ * memory it stays NULL (the algorithms that do not know sites).
+ */
+static const struct coll_sites *coll_sites_build(struct michi_comm *c)
+{
+	int n = c->size, np = michi_state.npeers, ns = 0, i, *sid, *hcount, *hord, *in_site;
+	int *site, *lane_of, *members, *first;
+	struct site_key *key = NULL;
+	struct coll_sites *ss = NULL;
+
+	if (c->local || n < 2 || (coll_site_ranks <= 0 && !michi_state.site_of))
+		return NULL;
+	sid = malloc(3 * (size_t)np * sizeof(int) + (size_t)n * sizeof(int));
+	if (!sid)
+		return NULL;
+	hcount = sid + np;     /* ranks seen so far on each host */
+	hord = hcount + np;    /* each host's index within its site */
+	in_site = hord + np;   /* hosts seen so far in each site */
+	for (i = 0; i < n; i++) {
+		sid[coll_site_id(c->peers[i])] = -1;
+		hcount[coll_host_id(c->peers[i])] = 0;
+		hord[coll_host_id(c->peers[i])] = -1;
+	}
+	for (i = 0; i < n; i++)
+		if (sid[coll_site_id(c->peers[i])] < 0)
+			sid[coll_site_id(c->peers[i])] = ns++;
+	if (ns == 1 || !(key = malloc((size_t)n * sizeof(*key))) ||
+	    !(ss = malloc(sizeof(*ss) + (4 * (size_t)n + (size_t)ns + 1) * sizeof(int))))
+		goto out;
+	memset(in_site, 0, (size_t)ns * sizeof(int));
+	for (i = 0; i < n; i++) {
+		int h = coll_host_id(c->peers[i]), st = sid[coll_site_id(c->peers[i])];
+
+		if (hord[h] < 0)
+			hord[h] = in_site[st]++;
+		key[i].site = st;
+		key[i].nth = hcount[h]++;
+		key[i].host = hord[h];
+		key[i].rank = i;
+	}
+	qsort(key, (size_t)n, sizeof(*key), site_key_cmp);
+	site = (int *)(ss + 1);
+	lane_of = site + n;
+	members = lane_of + n;
+	first = members + n;
+	memset(first, 0, (size_t)(ns + 1) * sizeof(int));
+	for (i = 0; i < n; i++) {
+		site[key[i].rank] = key[i].site;
+		members[i] = key[i].rank;
+		first[key[i].site + 1]++;
+	}
+	for (i = 0; i < ns; i++)
+		first[i + 1] += first[i];
+	for (i = 0; i < n; i++)
+		lane_of[members[i]] = i - first[site[members[i]]];
+	ss->nsites = ns;
+	ss->mysite = site[c->rank];
+	ss->lane = lane_of[c->rank];
+	ss->site = site;
+	ss->lane_of = lane_of;
+	ss->members = members;
+	ss->first = first;
+	c->sites_mem = ss;
+out:
+	free(key);
+	free(sid);
+	return c->sites_mem;
+}
+
 /* the call's number sits above the tag bits MTMI hashes, the kind below */
 _Static_assert((1u << COLL_SEQ_SHIFT) > MTMI_HASH_TAG_MASK &&
 	       COLL_TAG_MAX - 1 <= MTMI_HASH_TAG_MASK &&
@@ -137,9 +236,11 @@ void michi_coll_comm(struct michi_comm *c, struct coll_comm *cc)
 	cc->peers = c->peers;
 	if (unlikely(!c->hosts_done)) {
 		c->hosts = coll_hosts_build(c);
+		c->sites = coll_sites_build(c);
 		c->hosts_done = 1;
 	}
 	cc->hosts = c->hosts;
+	cc->sites = c->sites;
 }
 
 /* The calls MPI defines on intracommunicators only. */

@@ -275,6 +275,8 @@ struct michi_comm *michi_comm_new(const struct michi_comm *parent, const int *wo
 	c->hosts = NULL;
 	c->hosts_mem = NULL;
 	c->hosts_done = 0;
+	c->sites = NULL;
+	c->sites_mem = NULL;
 	c->dyn_order = 0;
 	c->next_live = comms_live;
 	comms_live = c;
@@ -990,6 +992,7 @@ static int create_group(struct michi_comm *c, struct michi_group *g, uint32_t ta
 	cc.ctx = c->ctx + 1;
 	cc.peers = g->ranks;
 	cc.hosts = NULL;
+	cc.sites = NULL;
 	/* the other processes of comm may already be in comm's next
 	 * collective, numbered differently: tags of their own (and the
 	 * user's tag, for calls on overlapping groups) keep these apart */
@@ -1070,6 +1073,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
 	c->topo = NULL;
 	free(c->hosts_mem);
 	c->hosts_mem = NULL;
+	free(c->sites_mem);
+	c->sites_mem = NULL;
 	free(c->peers);
 	michi_errhandler_ref(c->errhandler, -1);
 	if (c->local)   /* an intercommunicator's private local half */

@@ -319,6 +319,7 @@ const char *michi_dt_name(MPI_Datatype dt);
 /* ---- communicators ----------------------------------------------------- */
 
 struct coll_hosts;
+struct coll_sites;
 
 struct michi_comm {
 	struct michi_obj h;
@@ -346,6 +347,10 @@ struct michi_comm {
 	const struct coll_hosts *hosts;
 	struct coll_hosts *hosts_mem;
 	int hosts_done;
+	/* its sites for the grid-aware collectives, built with hosts: NULL
+	 * for one site; sites_mem is what to free */
+	const struct coll_sites *sites;
+	struct coll_sites *sites_mem;
 	/* an intercommunicator to another job (mpi/dynproc.c): which group
 	 * MPI_Intercomm_merge puts first when both pass the same `high`,
 	 * since world ranks of two jobs do not compare: 1 this group, 2 the
@@ -575,6 +580,8 @@ struct michi_state {
 	int single_host;       /* every rank of the job shares one host */
 	const int *host_of;    /* host index of every world rank (and of
 				* other jobs' processes, mpi/dynproc.c) */
+	const int *site_of;    /* site index of every world rank, or NULL
+				* when the job knows of one site only */
 	const char *host;
 	int universe_size;     /* MPI_UNIVERSE_SIZE: the launcher's slots */
 	int appnum;            /* MPI_APPNUM: this process's MPMD command */
