@@ -528,7 +528,8 @@ def mpi_module_wants(f, lines):
     if f.family in MPI_MODULE_SKIP_FAMILIES or MPI_MODULE_SKIP.match(f.name):
         return False
     body = "\n".join(lines)
-    return "NO_ARG_CHECK" not in body and not re.search(r"\*\)", body)
+    # an assumed-size array is "(*)" or "(n,*)"; a string's "len=*)" is not
+    return "NO_ARG_CHECK" not in body and not re.search(r"[(,]\s*\*\)", body)
 
 
 def split_outside(text, sep=","):
