@@ -15,7 +15,11 @@
 ! session_get_pset_info (mpi_size), group_from_session_pset,
 ! comm_create_from_group with a string tag, an allreduce on it,
 ! session_finalize giving MPI_SESSION_NULL); intercomm_create_from_groups
-! of the even and the odd ranks (remote size, a message across).
+! of the even and the odd ranks (remote size, a message across); ports
+! between the two halves of the world: open_port (a CHARACTER of
+! MPI_MAX_PORT_NAME), publish_name/lookup_name (the port found by its
+! service name), comm_accept/comm_connect, a message each way,
+! comm_disconnect (MPI_COMM_NULL), unpublish_name, close_port.
 !
 ! Ranks: any count >= 2 (pairs (0,1), (2,3), ...; with an odd count the
 ! last rank only joins the whole-world parts).
@@ -41,6 +45,7 @@ program f08_mpi40
   end if
   call t_sessions()
   call t_intercomm()
+  call t_ports()
   call fcfinish()
 
 contains
@@ -299,4 +304,60 @@ contains
     call MPI_Group_free(odd)
     call MPI_Group_free(world)
   end subroutine t_intercomm
+
+  ! ports between the halves [0, h) (accepting) and [h, nprocs)
+  subroutine t_ports()
+    character(len=MPI_MAX_PORT_NAME) :: port, found
+    character(len=*), parameter :: service = 'org.michi.test.f08_mpi40'
+    type(MPI_Comm) :: half, inter
+    integer :: h, lrank, rsize, v, w
+    logical :: accepting
+
+    h = nprocs / 2
+    accepting = myrank < h
+    call MPI_Comm_split(MPI_COMM_WORLD, merge(0, 1, accepting), myrank, half)
+    call MPI_Comm_rank(half, lrank)
+    port = ''
+    if (myrank == 0) then
+      call MPI_Open_port(MPI_INFO_NULL, port, ierr)
+      call chkok(ierr, 'MPI_Open_port')
+      call chkl('open_port: a name', len_trim(port) > 0, .true.)
+      call MPI_Publish_name(service, MPI_INFO_NULL, port, ierr)
+      call chkok(ierr, 'MPI_Publish_name')
+      call MPI_Send(port, len(port), MPI_CHARACTER, h, 71, MPI_COMM_WORLD)
+    else if (myrank == h) then
+      call MPI_Recv(port, len(port), MPI_CHARACTER, 0, 71, MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+      found = ''
+      call MPI_Lookup_name(service, MPI_INFO_NULL, found, ierr)
+      call chkok(ierr, 'MPI_Lookup_name')
+      call chks('lookup_name gives the published port', trim(found), trim(port))
+    end if
+    if (accepting) then
+      call MPI_Comm_accept(port, MPI_INFO_NULL, 0, half, inter, ierr)
+      call chkok(ierr, 'MPI_Comm_accept')
+    else
+      call MPI_Comm_connect(port, MPI_INFO_NULL, 0, half, inter, ierr)
+      call chkok(ierr, 'MPI_Comm_connect')
+    end if
+    call MPI_Comm_remote_size(inter, rsize)
+    call chki('accept/connect: remote size', rsize, merge(nprocs - h, h, accepting))
+    ! local rank 0 of each side: a value each way
+    if (lrank == 0) then
+      v = merge(1000, 2000, accepting)
+      call MPI_Sendrecv(v, 1, MPI_INTEGER, 0, 72, w, 1, MPI_INTEGER, 0, 72, inter, &
+           MPI_STATUS_IGNORE, ierr)
+      call chkok(ierr, 'MPI_Sendrecv across accept/connect')
+      call chki('value across accept/connect', w, merge(2000, 1000, accepting))
+    end if
+    call MPI_Comm_disconnect(inter, ierr)
+    call chkok(ierr, 'MPI_Comm_disconnect')
+    call chkl('comm_disconnect: MPI_COMM_NULL', inter == MPI_COMM_NULL, .true.)
+    if (myrank == 0) then
+      call MPI_Unpublish_name(service, MPI_INFO_NULL, port, ierr)
+      call chkok(ierr, 'MPI_Unpublish_name')
+      call MPI_Close_port(port, ierr)
+      call chkok(ierr, 'MPI_Close_port')
+    end if
+    call MPI_Comm_free(half)
+  end subroutine t_ports
 end program f08_mpi40
