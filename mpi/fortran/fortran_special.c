@@ -155,6 +155,16 @@ F_EXPORT void pmpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *i
 }
 F_ALIASES(buffer_detach, BUFFER_DETACH)
 
+F_EXPORT void pmpi_buffer_detach_c_(void *buffer_addr, MPI_Count *size, MPI_Fint *ierr)
+{
+	F_IERR_OPTIONAL(ierr);
+	void *p;
+
+	(void)buffer_addr;
+	*ierr = PMPI_Buffer_detach_c(&p, size);
+}
+F_ALIASES(buffer_detach_c, BUFFER_DETACH_C)
+
 /* ---- info: the C call's length bounded by the Fortran string's --------- */
 
 /* Fortran's MPI_INFO_CREATE_ENV(INFO, IERROR) has no argc and argv. */
@@ -618,6 +628,43 @@ F_EXPORT void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *si
 }
 F_ALIASES(win_shared_query, WIN_SHARED_QUERY)
 
+/* The large-count forms: DISP_UNIT an INTEGER(KIND=MPI_ADDRESS_KIND). */
+F_EXPORT void pmpi_win_allocate_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm,
+				   MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr)
+{
+	F_IERR_OPTIONAL(ierr);
+	void *p = NULL;
+
+	*ierr = PMPI_Win_allocate_c(*size, *disp_unit, *info, *comm, &p, win);
+	if (*ierr == MPI_SUCCESS)
+		*baseptr = (MPI_Aint)(uintptr_t)p;
+}
+F_ALIASES(win_allocate_c, WIN_ALLOCATE_C)
+
+F_EXPORT void pmpi_win_allocate_shared_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info,
+					  MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr)
+{
+	F_IERR_OPTIONAL(ierr);
+	void *p = NULL;
+
+	*ierr = PMPI_Win_allocate_shared_c(*size, *disp_unit, *info, *comm, &p, win);
+	if (*ierr == MPI_SUCCESS)
+		*baseptr = (MPI_Aint)(uintptr_t)p;
+}
+F_ALIASES(win_allocate_shared_c, WIN_ALLOCATE_SHARED_C)
+
+F_EXPORT void pmpi_win_shared_query_c_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size,
+				       MPI_Aint *disp_unit, MPI_Aint *baseptr, MPI_Fint *ierr)
+{
+	F_IERR_OPTIONAL(ierr);
+	void *p = NULL;
+
+	*ierr = PMPI_Win_shared_query_c(*win, *rank, size, disp_unit, &p);
+	if (*ierr == MPI_SUCCESS)
+		*baseptr = (MPI_Aint)(uintptr_t)p;
+}
+F_ALIASES(win_shared_query_c, WIN_SHARED_QUERY_C)
+
 /* ---- process creation --------------------------------------------------- */
 
 /*
@@ -729,3 +776,13 @@ F_EXPORT void pmpi_register_datarep_(char *datarep, void *read_fn, void *write_f
 	*ierr = PMPI_Register_datarep(NULL, NULL, NULL, NULL, NULL);
 }
 F_ALIASES(register_datarep, REGISTER_DATAREP)
+
+F_EXPORT void pmpi_register_datarep_c_(char *datarep, void *read_fn, void *write_fn, void *extent_fn,
+				       MPI_Aint *extra_state, MPI_Fint *ierr, size_t datarep_len)
+{
+	F_IERR_OPTIONAL(ierr);
+	(void)datarep, (void)read_fn, (void)write_fn, (void)extent_fn, (void)extra_state;
+	(void)datarep_len;
+	*ierr = PMPI_Register_datarep_c(NULL, NULL, NULL, NULL, NULL);
+}
+F_ALIASES(register_datarep_c, REGISTER_DATAREP_C)

@@ -34,14 +34,19 @@
 # a value) has its wrapper written by hand in fortran_special.c; the
 # generator reads that file's F_WRAPPER(name, NAME) lines and fails when a
 # function has neither kind of wrapper. Functions with no Fortran binding
-# (MPI_T, the C-only converters) and the large-count "_c" calls (only
-# mpi_f08 has those) are left out. The MPI-4.0 persistent collectives
-# (MPI_Bcast_init ...) get wrappers like every other call.
+# (MPI_T, the C-only converters) are left out. The MPI-4.0 large-count
+# "_c" calls get wrappers too (pmpi_send_c_ ...: MPI_Count and MPI_Aint
+# arguments by reference, as INTEGER(KIND=MPI_COUNT_KIND) and
+# (KIND=MPI_ADDRESS_KIND) are): only mpi_f08 declares them (MPI-4.0
+# section 19.2), as specifics of the generic name of the int form; the
+# mpi module and mpif.h have no large-count forms. The MPI-4.0 persistent
+# collectives (MPI_Bcast_init ...) get wrappers like every other call.
 
 import argparse
 import os
 import re
 import sys
+import textwrap
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "bindings"))
@@ -67,9 +72,9 @@ MPI1_INT_AINT = {"MPI_Address", "MPI_Type_extent", "MPI_Type_hindexed",
 # C-only functions (Fortran has no binding for them).
 NO_FORTRAN = re.compile(r"^MPI_(T_|Status_(c2f|f2c|f082c|c2f08|f082f|f2f08)|"
                         r"File_(c2f|f2c)$)")
-SKIP_FAMILIES = {"Large count (MPI-4.0 _c)", "Tools (MPI_T)"}
-# The large-count calls of other families (MPI_Bcast_init_c): left out with
-# the Large count family.
+SKIP_FAMILIES = {"Tools (MPI_T)"}
+# The large-count calls (MPI_Send_c, MPI_Bcast_init_c, MPI_File_read_c...):
+# mpi_f08 only.
 LARGE_COUNT = re.compile(r"^MPI_\w+_c$")
 WEIGHTS = {"sourceweights", "destweights", "weights"}
 
@@ -208,12 +213,12 @@ def convert(w, f, p):
             w.post.append("michi_f_str_out(%s, %s_len, %s_c);" % (name, name, name))
             w.cleanup.append("free(%s_c);" % name)
         return
-    if base in ("MPI_User_function", "MPI_Comm_errhandler_function",
+    if base in ("MPI_User_function", "MPI_User_function_c", "MPI_Comm_errhandler_function",
                 "MPI_Win_errhandler_function", "MPI_File_errhandler_function",
                 "MPI_Session_errhandler_function") and depth == 1:
         # Fortran's (INTEGER comm, INTEGER err) by reference is the C
         # signature (MPI_Comm *, int *); a user op's (in, inout, len, type)
-        # likewise.
+        # likewise, len an INTEGER(KIND=MPI_COUNT_KIND) for MPI_Op_create_c.
         w.dummies.append("%s *%s" % (base, name))
         w.args.append(name)
         return
@@ -365,6 +370,20 @@ F08_SPECIAL["MPI_Win_shared_query"] = [
     "integer(kind=MPI_ADDRESS_KIND), intent(out) :: size",
     "integer, intent(out) :: disp_unit", "type(c_ptr), intent(out) :: baseptr",
     "integer, optional, intent(out) :: ierror"]
+# Their large-count forms: the sizes an INTEGER(KIND=MPI_COUNT_KIND), the
+# displacement units an INTEGER(KIND=MPI_ADDRESS_KIND), as in C.
+F08_SPECIAL["MPI_Buffer_detach_c"] = [
+    "type(c_ptr), intent(out) :: buffer_addr",
+    "integer(kind=MPI_COUNT_KIND), intent(out) :: size",
+    "integer, optional, intent(out) :: ierror"]
+F08_SPECIAL["MPI_Register_datarep_c"] = F08_SPECIAL["MPI_Register_datarep"]
+for _n in ("MPI_Win_allocate", "MPI_Win_allocate_shared", "MPI_Win_shared_query"):
+    F08_SPECIAL[_n + "_c"] = [
+        d.replace("integer, intent(in) :: disp_unit",
+                  "integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp_unit")
+        .replace("integer, intent(out) :: disp_unit",
+                 "integer(kind=MPI_ADDRESS_KIND), intent(out) :: disp_unit")
+        for d in F08_SPECIAL[_n]]
 # Functions: (result declaration, arguments)
 F08_FUNCTIONS = {
     "MPI_Wtime": ("double precision", []),
@@ -403,7 +422,7 @@ def f08_decl(f, p, mpi=False):
         return ["integer(kind=%s)%s :: %s%s" % (KINDS[base], intent_in, name, dims)]
     if base == "char" and (depth == 1) != arr and arrtxt in ("", "[]"):
         return ["character(len=*)%s :: %s" % (", intent(in)" if const else "", name)]
-    if base.endswith("_function") and depth == 1:
+    if re.search(r"_function(_c)?$", base) and depth == 1:
         return ["external :: %s" % name]
     raise Unhandled(p)
 
@@ -509,33 +528,141 @@ def mpi_module_wants(f, lines):
     if f.family in MPI_MODULE_SKIP_FAMILIES or MPI_MODULE_SKIP.match(f.name):
         return False
     body = "\n".join(lines)
-    return "NO_ARG_CHECK" not in body and not re.search(r"\*\)", body)
+    # an assumed-size array is "(*)" or "(n,*)"; a string's "len=*)" is not
+    return "NO_ARG_CHECK" not in body and not re.search(r"[(,]\s*\*\)", body)
+
+
+def split_outside(text, sep=","):
+    """text split at the separators outside parentheses."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == sep and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return out + [cur.strip()] if cur.strip() else out
+
+
+def f08_dummies(lines):
+    """The non-optional dummy arguments of an interface body (from
+    f08_interface), in order: (name, characteristics), where the
+    characteristics are None for a choice buffer (NO_ARG_CHECK: it takes
+    anything) and (type, kind, rank) otherwise. The kinds MPI_ADDRESS_KIND,
+    MPI_COUNT_KIND and MPI_OFFSET_KIND count as one: they are all 8 on the
+    platforms Michi builds for, and the interfaces must not depend on it."""
+    order = [n for n in re.match(r"\s*\w+ \w+\((.*?)\)", lines[0]).group(1).split(", ") if n]
+    what, optional = {}, set()
+    for d in lines[1:-1]:
+        d = d.strip()
+        m = re.match(r"!GCC\$ ATTRIBUTES NO_ARG_CHECK :: (\w+)$", d)
+        if m:
+            what[m.group(1)] = None
+            continue
+        if "::" not in d:
+            continue
+        left, right = d.split("::", 1)
+        attrs = split_outside(left)
+        tspec = re.sub(r"kind=MPI_\w+_KIND", "kind=wide", attrs[0].replace(" ", ""))
+        for item in split_outside(right):
+            m = re.match(r"(\w+)\s*(\((.*)\))?$", item)
+            name = m.group(1)
+            if name in what:          # the NO_ARG_CHECK buffers
+                continue
+            rank = len(split_outside(m.group(3))) if m.group(2) else 0
+            what[name] = (tspec, rank)
+            if "optional" in attrs:
+                optional.add(name)
+    return [(n, what[n]) for n in order if n not in optional]
+
+
+def distinguishable(a, b):
+    """Whether two specific procedures may share a generic name (Fortran
+    2008 C1215, its third rule, which is the one that applies: one of them
+    has a dummy argument that tells them apart by position and one, at the
+    same place or later, that tells them apart by name)."""
+    def differ(x, y):
+        return x is not None and y is not None and x != y
+
+    def one_way(p, q):
+        qnames = dict(q)
+        pos = None
+        for i, (name, w) in enumerate(p):
+            if i >= len(q) or differ(w, q[i][1]):
+                pos = i
+                break
+        if pos is None:
+            return False
+        return any(name not in qnames or differ(w, qnames[name])
+                   for name, w in p[pos:])
+    return one_way(a, b) or one_way(b, a)
 
 
 def write_f08(funcs, path, mpi=False):
     """The interface block of mpi_f08 or (mpi) of the mpi module (see
-    mpi_module_wants)."""
+    mpi_module_wants). In mpi_f08 the large-count form MPI_X_c of a call
+    MPI_X is a second specific of the generic MPI_X (MPI-4.0 section 19.2):
+    MPI_Send with an INTEGER(KIND=MPI_COUNT_KIND) count calls
+    MPI_Send_c. Where the two forms' arguments cannot tell them apart (their
+    only difference is MPI_ADDRESS_KIND against MPI_COUNT_KIND, or a
+    callback's interface), MPI_X_c is declared on its own and called by its
+    specific name; the generated file lists those."""
+    wanted = {}
+    for f in funcs:
+        if f.family in (SKIP_FAMILIES if mpi else F08_SKIP_FAMILIES) or \
+           (mpi and LARGE_COUNT.match(f.name)):
+            continue
+        lines = f08_interface(f, mpi)
+        if mpi and not mpi_module_wants(f, lines):
+            continue
+        wanted[f.name] = lines
+    plain, generic, alone = [], [], []
+    for name, lines in wanted.items():
+        if not mpi and LARGE_COUNT.match(name) and name[:-2] in wanted:
+            continue                  # with its int form
+        large = None if mpi else wanted.get(name + "_c")
+        if large is None:
+            plain.append((name, lines))
+        elif distinguishable(f08_dummies(lines), f08_dummies(large)):
+            generic.append((name, [(name, lines), (name + "_c", large)]))
+        else:
+            alone.append(name + "_c")
+            plain += [(name, lines), (name + "_c", large)]
+
+    def body(out, lines, name, new):
+        """lines, the interface body of name, written as new's."""
+        lines = ([lines[0].replace(name, new, 1)] + lines[1:-1] +
+                 [lines[-1].replace(name, new, 1)])
+        for line in lines:
+            for part in free_form("  " + line):
+                out.write("%s\n" % part)
+
+    # mpi_f08 has the PMPI_ names too (the same wrappers: pmpi_x_)
+    prefixes = ("",) if mpi else ("", "P")
     with open(path, "w") as out:
         out.write("! SPDX-License-Identifier: MIT\n"
                   "! Generated by mpi/fortran/gen_fortran.py from "
                   "mpi/bindings/functions.txt; do not edit.\n"
                   "! The interfaces of the %s module (%s.f90 includes this file).\n"
-                  "interface\n" % (("mpi", "mpi") if mpi else ("mpi_f08", "mpi_f08")))
-        for f in funcs:
-            if f.family in (SKIP_FAMILIES if mpi else F08_SKIP_FAMILIES) or \
-               LARGE_COUNT.match(f.name):
-                continue
-            lines = f08_interface(f, mpi)
-            if mpi and not mpi_module_wants(f, lines):
-                continue
-            # mpi_f08 has the PMPI_ names too (the same wrappers: pmpi_x_)
-            for name in (f.name,) if mpi else (f.name, "P" + f.name):
-                head = lines[0].replace(f.name, name, 1)
-                tail = lines[-1].replace(f.name, name, 1)
-                for line in [head] + lines[1:-1] + [tail]:
-                    for part in free_form("  " + line):
-                        out.write("%s\n" % part)
+                  % (("mpi", "mpi") if mpi else ("mpi_f08", "mpi_f08")))
+        if alone:
+            out.write("! The large-count forms that are not specifics of the int form's\n"
+                      "! generic name (their arguments cannot tell the two apart), called\n"
+                      "! by their own names:\n")
+            for line in textwrap.wrap(", ".join(alone), 74):
+                out.write("!   %s\n" % line)
+        out.write("interface\n")
+        for name, lines in plain:
+            for pre in prefixes:
+                body(out, lines, name, pre + name)
         out.write("end interface\n")
+        for name, specifics in generic:
+            for pre in prefixes:
+                out.write("interface %s%s\n" % (pre, name))
+                for sname, lines in specifics:
+                    body(out, lines, sname, pre + sname)
+                out.write("end interface %s%s\n" % (pre, name))
 
 
 def main():
@@ -553,8 +680,7 @@ def main():
     a = ap.parse_args()
     special = hand_written(a.special)
     funcs = [f for f in read_table(a.table)
-             if f.family not in SKIP_FAMILIES and not NO_FORTRAN.match(f.name) and
-             not LARGE_COUNT.match(f.name)]
+             if f.family not in SKIP_FAMILIES and not NO_FORTRAN.match(f.name)]
     missing = []
     with open(a.output, "w") as out:
         out.write("/* SPDX-License-Identifier: MIT */\n"

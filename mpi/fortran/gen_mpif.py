@@ -696,8 +696,10 @@ F08_HEADER = """\
 ! is copied in and out by the compiler, so nonblocking calls need
 ! contiguous buffers. Every routine is there under its PMPI_ name too, and
 ! MPI_Sizeof is a generic over the intrinsic types, as in the mpi module.
-! Not there yet: the large-count (_c) forms and the specific procedure
-! names (MPI_Send_f08 and the like)."""
+! The MPI-4.0 large-count forms are specifics of the same generic names:
+! MPI_Send with an INTEGER(KIND=MPI_COUNT_KIND) count is MPI_Send_c
+! (mpi_f08_interfaces.h lists the few that are called by their _c name
+! only). Not there: the specific procedure names MPI_Send_f08 and the like."""
 
 F08_HANDLES = ("MPI_Comm", "MPI_Datatype", "MPI_Errhandler", "MPI_File",
                "MPI_Group", "MPI_Info", "MPI_Message", "MPI_Op", "MPI_Request",
