@@ -7,7 +7,8 @@
  * host tests sites of different sizes both ways round. Every P from 1
  * to the largest min(n0, n1) (the coll_lanes_p control variable; 0, the
  * model's choice, too), every root, blocking, nonblocking and
- * persistent, a contiguous type and a strided vector type, in place at
+ * persistent, uniform and v forms (blocks of different sizes, some
+ * empty), a contiguous type and a strided vector type, in place at
  * the root, on the world, on a sub-communicator spanning the sites
  * (every rank but one, in reverse order) and on one inside a site.
  * COLL_LANES_QUICK=1 keeps one block size.
