@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * coll/lanes.c: multilane Scatter and Gather across sites (paper A §4.1;
- * GRID.md §1.3), for blocks of one size.
+ * GRID.md §1.3), blocks of one size here, the v forms further down.
  *
  * The root's site sends (Scatter) or receives (Gather) every other
  * site's blocks over P lanes per far site: lane k of a far site runs
@@ -27,7 +27,6 @@
  * own to the root; the root receives everything straight into place
  * (its own lanes through one buffer).
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "lanes_model.h"
@@ -52,7 +51,9 @@ static const char *params_seen;
  * write changes it. */
 const struct lanes_params *coll_lanes_params(const struct coll_comm *c)
 {
-	(void)c;   /* one set per job until a calibration profile gives more */
+	/* one set per job until a calibration profile gives more; like
+	 * the tables' forced rows (coll/select.c), re-read without a lock */
+	(void)c;
 	if (likely(params_seen && params_seen == lanes_params_str))
 		return &params;
 	params_seen = lanes_params_str;

@@ -134,8 +134,19 @@ static void run(MPI_Comm comm, const struct layout *l, int count, int root, int 
 				MPI_Scatter_init(sb, count, l->t, r, count, l->t, root, comm,
 						 MPI_INFO_NULL, &req);
 		}
-		if (mode == PERSISTENT)
+		if (mode == PERSISTENT) {
+			/* started twice, new data the second time: its lanes'
+			 * buffers and patched steps are used again */
 			MPI_Start(&req);
+			MPI_Wait(&req, MPI_STATUS_IGNORE);
+			k += 500;
+			if (me == root)
+				for (i = 0; i < n; i++)
+					fill_block(l, sb + (size_t)displs[i] * l->ints, counts[i], i, k);
+			for (i = 0; i < (int)((size_t)total + bl * n) * l->ints; i++)
+				rb[i] = -7;
+			MPI_Start(&req);
+		}
 		if (mode != BLOCKING)
 			MPI_Wait(&req, MPI_STATUS_IGNORE);
 		if (mode == PERSISTENT)
@@ -174,8 +185,20 @@ static void run(MPI_Comm comm, const struct layout *l, int count, int root, int 
 				MPI_Gather_init(s, count, l->t, rb, count, l->t, root, comm,
 						MPI_INFO_NULL, &req);
 		}
-		if (mode == PERSISTENT)
+		if (mode == PERSISTENT) {
 			MPI_Start(&req);
+			MPI_Wait(&req, MPI_STATUS_IGNORE);
+			k += 500;
+			fill_block(l, sb, mine, me, k + 1);
+			if (me == root) {
+				for (i = 0; i < (int)((size_t)total + bl * n) * l->ints; i++)
+					rb[i] = -7;
+				if (inplace)
+					fill_block(l, rb + (size_t)displs[me] * l->ints, mine, me,
+						   k + 1);
+			}
+			MPI_Start(&req);
+		}
 		if (mode != BLOCKING)
 			MPI_Wait(&req, MPI_STATUS_IGNORE);
 		if (mode == PERSISTENT)
