@@ -13,7 +13,9 @@
  * numbered over the far sites in site order and lane g goes to sender
  * g mod n0, so the root keeps lane 0 and, with more than two sites, the
  * senders are shared out. P per far site comes from the cost model
- * (coll/lanes_model.h) with the communicator's parameters, or the
+ * (coll/lanes_model.h) with the communicator's parameters, each far
+ * site's as if it were the only one (n0 and its own size; the model
+ * has no term for far sites sharing the root's senders), or the
  * coll_lanes_p tunable; every input is the same on every rank (sites,
  * root, block size), so every rank builds the same lanes.
  *

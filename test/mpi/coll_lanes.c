@@ -11,7 +11,8 @@
  * empty), a contiguous type and a strided vector type, in place at
  * the root, on the world, on a sub-communicator spanning the sites
  * (every rank but one, in reverse order) and on one inside a site.
- * COLL_LANES_QUICK=1 keeps one block size.
+ * Blocks of 1, 300, 0 and 20000 elements; COLL_LANES_QUICK=1 leaves out
+ * the largest.
  */
 #include "mtest.h"
 
@@ -243,7 +244,7 @@ int main(int argc, char **argv)
 	int provided, site_ranks, maxp, quick, sz, wr, nlays;
 	const char *e;
 	struct layout lays[2];
-	static const int counts_all[] = { 1, 300, 20000 };
+	static const int counts_all[] = { 1, 300, 0, 20000 };
 	MPI_Comm sub, inside;
 
 	MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
@@ -275,7 +276,7 @@ int main(int argc, char **argv)
 	lays[1].ints = 3;
 	lays[1].strided = 1;
 	nlays = 2;
-	sweep(MPI_COMM_WORLD, "world", maxp, lays, nlays, counts_all, quick ? 2 : 3);
+	sweep(MPI_COMM_WORLD, "world", maxp, lays, nlays, counts_all, quick ? 3 : 4);
 	/* every rank but the last, in reverse order: still across sites */
 	MPI_Comm_split(MPI_COMM_WORLD, wr == sz - 1 ? MPI_UNDEFINED : 0, sz - wr, &sub);
 	if (sub != MPI_COMM_NULL) {
