@@ -320,6 +320,26 @@ int coll_build_allgather_hier(struct coll_sched *s, const void *sbuf, size_t sle
 			      const struct coll_v *v, size_t ucount, size_t extent);
 
 /*
+ * Multilane scatter and gather across sites (coll/lanes.c; s->c.sites
+ * has more than one site), blocks of one size, any root: P lanes per
+ * far site from the cost model (coll/lanes_model.h) over
+ * coll_lanes_params(), the parameters every rank holds alike.
+ */
+int coll_build_scatter_lanes(struct coll_sched *s, const void *sbuf, const struct coll_v *v,
+			     size_t ucount, size_t extent, void *rbuf, size_t rlen, int root);
+int coll_build_gather_lanes(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+			    const struct coll_v *v, size_t ucount, size_t extent, int root);
+/* The v forms (blocks of any sizes, which only the root knows): headers
+ * of sizes travel ahead of the lanes; P from the model at the nominal
+ * block coll_lanes_v_bytes. */
+int coll_build_scatterv_lanes(struct coll_sched *s, const void *sbuf, const struct coll_v *v,
+			      size_t ucount, size_t extent, void *rbuf, size_t rlen, int root);
+int coll_build_gatherv_lanes(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+			     const struct coll_v *v, size_t ucount, size_t extent, int root);
+struct lanes_params;
+const struct lanes_params *coll_lanes_params(const struct coll_comm *c);
+
+/*
  * Selection (coll/select.c): each collective's table of the algorithms
  * above, with what each needs and when the automatic choice takes it;
  * these build the chosen one. Arguments as for the algorithms; vform

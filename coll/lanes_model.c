@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * coll/lanes_model.c: the multilane Scatter/Gather cost model (see
+ * lanes_model.h for the formulas and what each term stands for) and the
+ * parser of its parameters' text form, shared by the tunable, the
+ * calibration profile and the unit tests.
+ */
+#include "lanes_model.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int lanes_X(int P, int n1)
+{
+	return n1 / P + (n1 % P != 0);
+}
+
+int lanes_Y(int P, int n0, int n1)
+{
+	if (n0 >= n1)
+		return n0 + n1 - 1 - lanes_X(P, n1);
+	/* the root's step-1 sends (P - 1 own blocks of the senders, n1 - X
+	 * lane blocks) and then the last lane's X - 1 sends at the far site */
+	return n1 + P - 2;
+}
+
+double lanes_b_wan(const struct lanes_params *p, int P)
+{
+	int m = p->pmax < 1 ? 1 : p->pmax > LANES_PMAX ? LANES_PMAX : p->pmax;
+
+	if (P <= m)
+		return p->b_wan[P - 1];
+	return p->b_wan[m - 1] * m / P;
+}
+
+double lanes_T(const struct lanes_params *p, int P, int n0, int n1, double M)
+{
+	return p->L + lanes_X(P, n1) * M / lanes_b_wan(p, P)
+		+ lanes_Y(P, n0, n1) * M / p->b_lan + p->alpha;
+}
+
+double lanes_T_simple(const struct lanes_params *p, int n0, int n1, double M)
+{
+	int nalt = n0 > n1 ? n0 : n1;
+
+	return p->L + n1 * M / lanes_b_wan(p, 1) + (nalt - 1) * M / p->b_lan + p->alpha;
+}
+
+int lanes_choose(const struct lanes_params *p, int n0, int n1, double M)
+{
+	int sup = n0 < n1 ? n0 : n1, best = 1, P;
+	double tbest;
+
+	if (sup > LANES_PMAX)
+		sup = LANES_PMAX;
+	if (sup < 1)
+		return 1;
+	tbest = lanes_T(p, 1, n0, n1, M);
+	for (P = 2; P <= sup; P++) {
+		double t = lanes_T(p, P, n0, n1, M);
+
+		/* strictly less: equal times keep the smaller P, which uses
+		 * fewer hosts for the same predicted time */
+		if (t < tbest) {
+			tbest = t;
+			best = P;
+		}
+	}
+	return best;
+}
+
+int lanes_choose_gather(const struct lanes_params *p, int n0, int n1, double M)
+{
+	return lanes_choose(p, n0, n1, M);
+}
+
+/* A number with an optional unit; kind 't' (time: seconds) or 'r' (rate:
+ * bytes/s). Returns the end of what it read, or NULL. */
+static const char *parse_value(const char *s, int kind, double *out)
+{
+	static const struct { const char *u; char kind; double mul; } units[] = {
+		{ "ns", 't', 1e-9 }, { "us", 't', 1e-6 }, { "ms", 't', 1e-3 },
+		{ "s", 't', 1.0 },
+		{ "gbit", 'r', 1e9 / 8 }, { "mbit", 'r', 1e6 / 8 },
+		{ "kbit", 'r', 1e3 / 8 }, { "bit", 'r', 1.0 / 8 },
+		{ "GiB", 'r', 1073741824.0 }, { "MiB", 'r', 1048576.0 },
+		{ "KiB", 'r', 1024.0 }, { "GB", 'r', 1e9 }, { "MB", 'r', 1e6 },
+		{ "KB", 'r', 1e3 }, { "B", 'r', 1.0 },
+	};
+	char *end;
+	double v;
+	size_t i, n;
+
+	if (!isdigit((unsigned char)*s) && *s != '.')
+		return NULL;
+	v = strtod(s, &end);
+	if (end == s || !(v > 0) || v > 1e18)
+		return NULL;
+	for (n = 0; isalpha((unsigned char)end[n]); n++)
+		;
+	if (n == 0) {
+		*out = v;
+		return end;
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		int match;
+
+		if (units[i].kind != kind || strlen(units[i].u) != n)
+			continue;
+		/* bits are spelt in any case; byte units keep the B */
+		match = kind == 'r' && units[i].u[strlen(units[i].u) - 1] == 'B'
+			? strncmp(end, units[i].u, n) == 0
+			: strncasecmp(end, units[i].u, n) == 0;
+		if (match) {
+			*out = v * units[i].mul;
+			return end + n;
+		}
+	}
+	return NULL;
+}
+
+int lanes_params_parse(const char *s, struct lanes_params *p, size_t *errpos)
+{
+	struct lanes_params q = *p;
+	const char *c = s;
+	int in_wan = 0, nwan = 0;
+
+	while (*c) {
+		const char *eq, *next;
+		double v;
+
+		while (*c == ' ' || *c == ',')
+			c++;
+		if (!*c)
+			break;
+		for (eq = c; *eq && *eq != '=' && *eq != ','; eq++)
+			;
+		if (*eq == '=') {
+			size_t klen = (size_t)(eq - c);
+			int kind;
+			double *dst;
+
+			in_wan = 0;
+			if (klen == 1 && *c == 'L') {
+				kind = 't';
+				dst = &q.L;
+			} else if (klen == 5 && !strncmp(c, "alpha", 5)) {
+				kind = 't';
+				dst = &q.alpha;
+			} else if (klen == 5 && !strncmp(c, "b_lan", 5)) {
+				kind = 'r';
+				dst = &q.b_lan;
+			} else if (klen == 5 && !strncmp(c, "b_wan", 5)) {
+				kind = 'r';
+				in_wan = 1;
+				nwan = 0;
+				dst = &q.b_wan[0];
+			} else {
+				goto bad;
+			}
+			next = parse_value(eq + 1, kind, &v);
+			if (!next) {
+				c = eq + 1;
+				goto bad;
+			}
+			*dst = v;
+			if (in_wan)
+				nwan = 1;
+		} else {
+			/* a further b_wan(P) entry */
+			if (!in_wan || nwan == LANES_PMAX)
+				goto bad;
+			next = parse_value(c, 'r', &v);
+			if (!next)
+				goto bad;
+			q.b_wan[nwan++] = v;
+		}
+		c = next;
+		while (*c == ' ')
+			c++;
+		if (*c && *c != ',')
+			goto bad;
+		if (nwan)
+			q.pmax = nwan;
+	}
+	*p = q;
+	return 0;
+bad:
+	if (errpos)
+		*errpos = (size_t)(c - s);
+	return -1;
+}
+
+void lanes_params_default(struct lanes_params *p)
+{
+	int P;
+
+	memset(p, 0, sizeof(*p));
+	p->L = 5e-3;
+	p->alpha = 300e-6;
+	p->b_lan = 100e6 / 8;
+	p->pmax = LANES_PMAX;
+	for (P = 1; P <= LANES_PMAX; P++) {
+		double per = 100e6 / 8 / P;
+
+		p->b_wan[P - 1] = per < 25e6 / 8 ? per : 25e6 / 8;
+	}
+}

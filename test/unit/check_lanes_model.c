@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test/unit/check_lanes_model.c: the multilane cost model
+ * (coll/lanes_model.c) against the worked numbers of paper A's §4.2
+ * formulas (GRID.md §1.4): the X and Y tables, T(1) against the
+ * single-lane cost written out here independently, the minima of the
+ * two b_wan(P) cases, and the parameter parser.
+ */
+#include "lanes_model.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#define MBIT (1e6 / 8)
+#define MIB 4194304.0   /* M = 4 MiB */
+
+/* n0 = n1 = 32, L = 5 ms, alpha = 0.3 ms, b_lan = 1 Gbit/s, b_wan(P)
+ * given by per_lane_mbit(P) */
+static void paper_params(struct lanes_params *p, int ideal_sharing)
+{
+	int P;
+
+	p->L = 5e-3;
+	p->alpha = 0.3e-3;
+	p->b_lan = 1000 * MBIT;
+	p->pmax = 32;
+	for (P = 1; P <= 32; P++) {
+		double mbit = 250;
+
+		if (ideal_sharing && 1000.0 / P < mbit)
+			mbit = 1000.0 / P;
+		p->b_wan[P - 1] = mbit * MBIT;
+	}
+}
+
+START_TEST(test_xy_32_32)
+{
+	static const int P[] = { 1, 2, 3, 4, 5, 6, 8, 12, 16, 25, 32 };
+	static const int X[] = { 32, 16, 11, 8, 7, 6, 4, 3, 2, 2, 1 };
+	static const int Y[] = { 31, 47, 52, 55, 56, 57, 59, 60, 61, 61, 62 };
+	size_t i;
+
+	for (i = 0; i < sizeof(P) / sizeof(P[0]); i++) {
+		ck_assert_int_eq(lanes_X(P[i], 32), X[i]);
+		ck_assert_int_eq(lanes_Y(P[i], 32, 32), Y[i]);
+	}
+}
+END_TEST
+
+START_TEST(test_xy_small)
+{
+	/* n0 = 4, n1 = 8 (n0 < n1): P = 1..4 */
+	static const int X48[] = { 8, 4, 3, 2 }, Y48[] = { 7, 8, 9, 10 };
+	/* n0 = n1 = 8: P = 1, 2, 4, 8 */
+	static const int P88[] = { 1, 2, 4, 8 }, X88[] = { 8, 4, 2, 1 }, Y88[] = { 7, 11, 13, 14 };
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(lanes_X(i + 1, 8), X48[i]);
+		ck_assert_int_eq(lanes_Y(i + 1, 4, 8), Y48[i]);
+		ck_assert_int_eq(lanes_X(P88[i], 8), X88[i]);
+		ck_assert_int_eq(lanes_Y(P88[i], 8, 8), Y88[i]);
+	}
+	/* n0 > n1 the other way round: Y = n0 + n1 - 1 - X */
+	ck_assert_int_eq(lanes_X(3, 4), 2);
+	ck_assert_int_eq(lanes_Y(3, 8, 4), 9);
+}
+END_TEST
+
+START_TEST(test_t1_is_simple)
+{
+	static const int sizes[][2] = { { 32, 32 }, { 4, 8 }, { 8, 4 }, { 1, 5 }, { 5, 1 }, { 3, 3 } };
+	struct lanes_params p;
+	size_t i;
+
+	paper_params(&p, 0);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		int n0 = sizes[i][0], n1 = sizes[i][1];
+		int nalt = n0 > n1 ? n0 : n1;
+		double M = 65536.0 * (double)(i + 1);
+		/* §1.2: L + n1·M/b_wan + (n_alt - 1)·M/b_lan, alpha once */
+		double simple = p.L + n1 * M / p.b_wan[0] + (nalt - 1) * M / p.b_lan + p.alpha;
+
+		ck_assert_double_eq_tol(lanes_T(&p, 1, n0, n1, M), simple, 1e-12);
+		ck_assert_double_eq_tol(lanes_T_simple(&p, n0, n1, M), simple, 1e-12);
+	}
+}
+END_TEST
+
+START_TEST(test_constant_250)
+{
+	struct lanes_params p;
+	int P;
+
+	paper_params(&p, 0);
+	ck_assert_double_eq_tol(lanes_T(&p, 1, 32, 32, MIB), 5.34, 0.005);
+	ck_assert_double_eq_tol(lanes_T(&p, 4, 32, 32, MIB), 2.92, 0.005);
+	for (P = 16; P <= 25; P++)
+		ck_assert_double_eq_tol(lanes_T(&p, P, 32, 32, MIB), 2.32, 0.01);
+	ck_assert_double_eq_tol(lanes_T(&p, 32, 32, 32, MIB), 2.22, 0.005);
+	ck_assert_int_eq(lanes_choose(&p, 32, 32, MIB), 32);
+	ck_assert_int_eq(lanes_choose_gather(&p, 32, 32, MIB), 32);
+}
+END_TEST
+
+START_TEST(test_ideal_sharing)
+{
+	struct lanes_params p;
+	int P;
+
+	paper_params(&p, 1);
+	ck_assert_int_eq(lanes_choose(&p, 32, 32, MIB), 4);
+	/* GRID.md quotes 2.93 s; b_wan(4) = 250 Mbit/s in both cases, so
+	 * this T(4) is the constant case's 2.92 s (2.9245): within 0.01 */
+	ck_assert_double_eq_tol(lanes_T(&p, 4, 32, 32, MIB), 2.93, 0.01);
+	for (P = 1; P <= 32; P++)
+		ck_assert(lanes_T(&p, P, 32, 32, MIB) >= lanes_T(&p, 4, 32, 32, MIB));
+}
+END_TEST
+
+START_TEST(test_choose_bounds)
+{
+	struct lanes_params p;
+
+	paper_params(&p, 0);
+	/* P never exceeds min(n0, n1) */
+	ck_assert_int_le(lanes_choose(&p, 3, 32, MIB), 3);
+	ck_assert_int_le(lanes_choose(&p, 32, 2, MIB), 2);
+	ck_assert_int_eq(lanes_choose(&p, 1, 32, MIB), 1);
+	ck_assert_int_eq(lanes_choose(&p, 32, 0, MIB), 1);
+	/* a flat curve ties to the smallest P: with M = 0 every T is equal */
+	ck_assert_int_eq(lanes_choose(&p, 8, 8, 0.0), 1);
+}
+END_TEST
+
+START_TEST(test_beyond_pmax)
+{
+	struct lanes_params p;
+
+	paper_params(&p, 1);
+	p.pmax = 4;
+	/* above pmax: the aggregate stays at pmax lanes' */
+	ck_assert_double_eq_tol(lanes_b_wan(&p, 4), 250 * MBIT, 1e-6);
+	ck_assert_double_eq_tol(8 * lanes_b_wan(&p, 8), 4 * lanes_b_wan(&p, 4), 1e-6);
+	ck_assert_double_eq_tol(lanes_b_wan(&p, 2), 250 * MBIT, 1e-6);
+}
+END_TEST
+
+START_TEST(test_parse)
+{
+	struct lanes_params p;
+	size_t at = 0;
+
+	lanes_params_default(&p);
+	ck_assert_int_eq(p.pmax, LANES_PMAX);
+	ck_assert_double_eq_tol(p.b_wan[0], 25 * MBIT, 1e-6);
+	ck_assert_double_eq_tol(p.b_wan[7], 12.5 * MBIT, 1e-6);
+	ck_assert_int_eq(lanes_params_parse("L=20ms,alpha=250us,b_lan=1gbit,b_wan=25mbit,20Mbit,2MB",
+					    &p, &at), 0);
+	ck_assert_double_eq_tol(p.L, 0.02, 1e-12);
+	ck_assert_double_eq_tol(p.alpha, 250e-6, 1e-12);
+	ck_assert_double_eq_tol(p.b_lan, 1000 * MBIT, 1e-6);
+	ck_assert_int_eq(p.pmax, 3);
+	ck_assert_double_eq_tol(p.b_wan[1], 20 * MBIT, 1e-6);
+	ck_assert_double_eq_tol(p.b_wan[2], 2e6, 1e-6);
+	/* keys in any order, the list ended by a key */
+	ck_assert_int_eq(lanes_params_parse("b_wan=1MiB,2MiB, L=0.001", &p, &at), 0);
+	ck_assert_int_eq(p.pmax, 2);
+	ck_assert_double_eq_tol(p.b_wan[1], 2097152.0, 1e-6);
+	ck_assert_double_eq_tol(p.L, 0.001, 1e-12);
+	/* errors leave p alone and say where */
+	ck_assert_int_ne(lanes_params_parse("L=5ms,beta=3", &p, &at), 0);
+	ck_assert_uint_eq(at, 6);
+	ck_assert_int_ne(lanes_params_parse("L=5mbit", &p, &at), 0);
+	ck_assert_int_ne(lanes_params_parse("alpha=5ms,25mbit", &p, &at), 0);
+	ck_assert_int_ne(lanes_params_parse("b_lan=0", &p, &at), 0);
+	ck_assert_int_ne(lanes_params_parse("b_lan=10mb", &p, &at), 0);
+	ck_assert_double_eq_tol(p.L, 0.001, 1e-12);
+	ck_assert_int_eq(p.pmax, 2);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("lanes_model");
+	TCase *tc = tcase_create("model");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_xy_32_32);
+	tcase_add_test(tc, test_xy_small);
+	tcase_add_test(tc, test_t1_is_simple);
+	tcase_add_test(tc, test_constant_250);
+	tcase_add_test(tc, test_ideal_sharing);
+	tcase_add_test(tc, test_choose_bounds);
+	tcase_add_test(tc, test_beyond_pmax);
+	tcase_add_test(tc, test_parse);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
