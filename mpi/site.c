@@ -24,6 +24,7 @@
 #include "mpiimpl.h"
 #include "rttgroup.h"
 #include "schedule.h"
+#include "mtmi.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +49,8 @@ MICHI_TUNABLE(site_gap_min, "site_gap_min", MICHI_T_DOUBLE, "0.001", MICHI_LEVEL
 	      "by a busy moment are not split (wide-area round trips are milliseconds)");
 static int site_samples = 4;
 MICHI_TUNABLE(site_samples, "site_samples", MICHI_T_INT, "4", MICHI_LEVEL_TUNER,
-	      "round trips a host-leader pair measures for the inference (the minimum counts), "
+	      "round trips a host-leader pair times for the inference (the minimum counts) "
+	      "where the device does not know the network's own (tcp does: none needed), "
 	      "after one that opens the connection");
 
 #define SITE_NAME_MAX 64
@@ -151,32 +153,51 @@ static michi_status_t site_msg(const struct coll_comm *c, void *buf, size_t len,
  * This leader's row of round-trip times: every pair of leaders meets in
  * one round of a round robin (the circle method: nh - 1 rounds, or nh
  * for an odd nh with a bye each round), the lower one sends, the other
- * answers; pairs of one round run at once. The whole round robin runs
- * once to open the connections and then site_samples times, so that a
- * pair's samples lie spread over the measurement (a host busy for a
- * moment spoils one of them, not all), and the shortest counts.
+ * answers; pairs of one round run at once. The first pass opens the
+ * connections. Where the device then knows the network's own round trip
+ * (tcp: the kernel's minimum over the connection's life, its handshake
+ * included, which no process's scheduling delays), that is the pair's
+ * time, and the lower one's next message says "done". Else up to
+ * site_samples more passes time the exchange, spread over the
+ * measurement (a host busy for a moment spoils one sample, not all), and
+ * the shortest counts. Both ends of a pair know when it is done: the
+ * ball says so.
  */
-static michi_status_t site_measure(const struct coll_comm *lc, double *row)
+static michi_status_t site_measure(const struct coll_comm *lc, double *row, char *done)
 {
 	int nh = lc->size, me = lc->rank, m = nh + (nh & 1), r, k;
 	int samples = site_samples > 0 ? site_samples : 1;
-	uint64_t ball = 0;
 	michi_status_t st;
 
 	for (k = 0; k <= samples; k++)
 		for (r = 0; r < m - 1; r++) {
 			int peer = me == m - 1 ? r : me == r ? m - 1 :
 				   ((2 * r - me) % (m - 1) + (m - 1)) % (m - 1);
-			double t0 = michi_wtime();
+			uint64_t ball = 1;
+			double t0, t;
 
-			if (peer >= nh)
+			if (peer >= nh || done[peer])
 				continue;
 			if (me > peer) {
-				if ((st = site_msg(lc, &ball, sizeof(ball), peer, 0)) ||
-				    (st = site_msg(lc, &ball, sizeof(ball), peer, 1)))
+				if ((st = site_msg(lc, &ball, sizeof(ball), peer, 0)))
+					return st;
+				if (!ball) {
+					done[peer] = 1;
+					continue;
+				}
+				if ((st = site_msg(lc, &ball, sizeof(ball), peer, 1)))
 					return st;
 				continue;
 			}
+			if (k > 0 && (t = mtmi_peer_rtt(lc->peers[peer])) > 0) {
+				ball = 0;
+				row[peer] = t;
+				done[peer] = 1;
+				if ((st = site_msg(lc, &ball, sizeof(ball), peer, 1)))
+					return st;
+				continue;
+			}
+			t0 = michi_wtime();
 			if ((st = site_msg(lc, &ball, sizeof(ball), peer, 1)) ||
 			    (st = site_msg(lc, &ball, sizeof(ball), peer, 0)))
 				return st;
@@ -257,7 +278,11 @@ static michi_status_t site_infer_run(void)
 	lc.size = nh;
 	lc.peers = leaders;
 	if (me >= 0) {
-		st = site_measure(&lc, rtt + (size_t)me * (size_t)nh);
+		char *done = calloc((size_t)nh, 1);
+
+		st = done ? site_measure(&lc, rtt + (size_t)me * (size_t)nh, done) :
+		     michi_err(MICHI_ERR_NOMEM, "no memory for the site inference");
+		free(done);
 		if (!st && me > 0)
 			st = site_msg(&lc, rtt + (size_t)me * (size_t)nh,
 				      (size_t)nh * sizeof(double), 0, 1);

@@ -4,8 +4,7 @@
 # MICHI_SITE per MPMD section (-env) and per rank (a wrapper), a
 # hostfile's site=, --host H@SITE (over -genv MICHI_SITE: the launcher's
 # wins), under MPICH's mpiexec (-env per section), and the inference on
-# hosts of one kernel (--launcher fork; whatever it finds, every rank
-# must hold the same map). test/mpi/sites.c checks the site
+# hosts of one kernel (--launcher fork: one site). test/mpi/sites.c checks the site
 # communicators (MICHI_COMM_TYPE_SITE, HW_GUIDED "michi://site",
 # HW_UNGUIDED) against MTEST_SITES; MICHI_LOG=info's map is checked here.
 # Bad names and half-given sites fail with a message naming them.
@@ -80,10 +79,12 @@ run a,a,n,n "$MPIRUN" -n 2 -env MICHI_SITE A "$EXE" : -n 2 "$EXE"
 logged "2 of 4 ranks have no site"
 logged "site 1 '-': ranks 2-3"
 
-# no site on three hosts of one kernel: the inference runs; what it
-# finds on a loaded machine is not fixed, that every rank agrees is
-run any "$MPIRUN" --launcher fork --host h1,h2,h3 -n 6 "$EXE"
+# no site on three hosts of one kernel: the inference runs and, from the
+# kernel's round trips over loopback (no gap, all far below a
+# millisecond however loaded the machine), finds one site
+run "" "$MPIRUN" --launcher fork --host h1,h2,h3 -n 6 "$EXE"
 logged "site inference: 3 hosts measured"
+logged "no clear gap, one site"
 run "" "$MPIRUN" --launcher fork --host h1,h2,h3 -n 3 -genv MICHI_SITE_INFER 0 "$EXE"
 ! grep -q "site inference" "$WORK/err" || fail "MICHI_SITE_INFER=0 measured: $(cat "$WORK/err")"
 # one host: nothing measured

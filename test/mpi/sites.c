@@ -14,9 +14,7 @@
  *     (their world rank 0's) gathered at every rank agree;
  *   - collectives over the world and over a communicator that spans the
  *     sites give the right results with the sites known (coll_sites).
- * MTEST_SITES unset: one site expected; "any": whatever map the library
- * chose (the inference on a loaded machine), taken from the site
- * communicators' leaders, checked for being the same at every rank.
+ * MTEST_SITES unset: one site expected.
  */
 #include "mtest.h"
 
@@ -36,20 +34,6 @@ static int parse_expected(int size)
 	if (!e || !*e) {
 		for (i = 0; i < size; i++)
 			strcpy(label[i], "one");
-		return 0;
-	}
-	if (!strcmp(e, "any")) {
-		MPI_Comm sc;
-		int leader = mtest_rank, *all = malloc((size_t)size * sizeof(int));
-
-		MPI_Comm_split_type(MPI_COMM_WORLD, MICHI_COMM_TYPE_SITE, mtest_rank,
-				    MPI_INFO_NULL, &sc);
-		MPI_Allreduce(&mtest_rank, &leader, 1, MPI_INT, MPI_MIN, sc);
-		MPI_Allgather(&leader, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
-		for (i = 0; i < size; i++)
-			snprintf(label[i], sizeof(label[i]), "s%d", all[i]);
-		MPI_Comm_free(&sc);
-		free(all);
 		return 0;
 	}
 	while (*e && i < MAXR) {
