@@ -45,8 +45,8 @@ MICHI_TUNABLE(site_gap, "site_gap", MICHI_T_DOUBLE, "4", MICHI_LEVEL_TUNER,
 	      "this factor (the coarsest such jump); none: one site");
 static double site_gap_min = 1e-3;
 MICHI_TUNABLE(site_gap_min, "site_gap_min", MICHI_T_DOUBLE, "0.001", MICHI_LEVEL_TUNER,
-	      "... and by at least this many seconds: hosts of one LAN whose times scatter "
-	      "by a busy moment are not split (wide-area round trips are milliseconds)");
+	      "the inference's jump must also be at least this many seconds, so that hosts of "
+	      "one LAN whose round trips scatter are not split (wide-area ones are milliseconds)");
 static int site_samples = 4;
 MICHI_TUNABLE(site_samples, "site_samples", MICHI_T_INT, "4", MICHI_LEVEL_TUNER,
 	      "round trips a host-leader pair times for the inference (the minimum counts) "
