@@ -50,8 +50,7 @@ MICHI_TUNABLE(site_gap_min, "site_gap_min", MICHI_T_DOUBLE, "0.001", MICHI_LEVEL
 static int site_samples = 4;
 MICHI_TUNABLE(site_samples, "site_samples", MICHI_T_INT, "4", MICHI_LEVEL_TUNER,
 	      "round trips a host-leader pair times for the inference (the minimum counts) "
-	      "where the device does not know the network's own (tcp does: none needed), "
-	      "after one that opens the connection");
+	      "where the device does not know the network's own (tcp does: none needed)");
 
 #define SITE_NAME_MAX 64
 
@@ -149,51 +148,75 @@ static michi_status_t site_msg(const struct coll_comm *c, void *buf, size_t len,
 	return coll_sched_run(s);
 }
 
-/*
- * This leader's row of round-trip times: every pair of leaders meets in
- * one round of a round robin (the circle method: nh - 1 rounds, or nh
- * for an odd nh with a bye each round), the lower one sends, the other
- * answers; pairs of one round run at once. The first pass opens the
- * connections. Where the device then knows the network's own round trip
- * (tcp: the kernel's minimum over the connection's life, its handshake
- * included, which no process's scheduling delays), that is the pair's
- * time, and the lower one's next message says "done". Else up to
- * site_samples more passes time the exchange, spread over the
- * measurement (a host busy for a moment spoils one sample, not all), and
- * the shortest counts. Both ends of a pair know when it is done: the
- * ball says so.
- */
-static michi_status_t site_measure(const struct coll_comm *lc, double *row, char *done)
+/* One byte to and from every other leader at once (out[me], in[me]
+ * unused): the first such exchange opens every leaders' connection in
+ * parallel. */
+static michi_status_t site_all(const struct coll_comm *lc, const uint8_t *out, uint8_t *in)
 {
-	int nh = lc->size, me = lc->rank, m = nh + (nh & 1), r, k;
+	struct coll_sched *s = coll_sched_new(lc, COLL_TAG_HOSTS, NULL);
+	int p;
+
+	if (!s)
+		return michi_err(MICHI_ERR_NOMEM, "no memory for the site measurement");
+	for (p = 0; p < lc->size; p++)
+		if (p != lc->rank)
+			(void)coll_sched_recv(s, in + p, 1, p);
+	for (p = 0; p < lc->size; p++)
+		if (p != lc->rank)
+			(void)coll_sched_send(s, out + p, 1, p);
+	return coll_sched_run(s);
+}
+
+/*
+ * This leader's row of round-trip times (to the leaders above it; the
+ * lower one of a pair measures). An exchange with every other leader at
+ * once opens the connections; where the device then knows the network's
+ * own round trip (tcp: the kernel's minimum over the connection's life,
+ * its handshake included, which no process's scheduling delays), that is
+ * the pair's time. A second exchange tells each upper leader whether
+ * its pair still needs timing; those pairs meet in a round robin (the
+ * circle method: nh - 1 rounds, or nh for an odd nh with a bye each
+ * round; pairs of one round at once), the lower one sends and the other
+ * answers, site_samples times spread over the measurement (a host busy
+ * for a moment spoils one sample, not all), and the shortest counts.
+ * With tcp between all hosts the whole costs two exchanges.
+ */
+static michi_status_t site_measure(const struct coll_comm *lc, double *row, uint8_t *out,
+				   uint8_t *in)
+{
+	int nh = lc->size, me = lc->rank, m = nh + (nh & 1), r, k, p, timed = 0;
 	int samples = site_samples > 0 ? site_samples : 1;
 	michi_status_t st;
 
-	for (k = 0; k <= samples; k++)
-		for (r = 0; r < m - 1; r++) {
+	memset(out, 1, (size_t)nh);
+	if ((st = site_all(lc, out, in)))
+		return st;
+	for (p = 0; p < nh; p++) {
+		double t = p > me ? mtmi_peer_rtt(lc->peers[p]) : 0;
+
+		if (t > 0)
+			row[p] = t;
+		out[p] = p > me && t <= 0;    /* this pair needs timing */
+	}
+	if ((st = site_all(lc, out, in)))
+		return st;
+	for (p = 0; p < nh; p++) {
+		out[p] = p > me ? out[p] : p < me ? in[p] : 0;
+		timed |= out[p];
+	}
+	/* every leader runs the rounds: a pair without timing skips its turn */
+	for (k = 0; k < samples; k++)
+		for (r = 0; r < m - 1 && timed; r++) {
 			int peer = me == m - 1 ? r : me == r ? m - 1 :
 				   ((2 * r - me) % (m - 1) + (m - 1)) % (m - 1);
-			uint64_t ball = 1;
-			double t0, t;
+			uint64_t ball = 0;
+			double t0;
 
-			if (peer >= nh || done[peer])
+			if (peer >= nh || !out[peer])
 				continue;
 			if (me > peer) {
-				if ((st = site_msg(lc, &ball, sizeof(ball), peer, 0)))
-					return st;
-				if (!ball) {
-					done[peer] = 1;
-					continue;
-				}
-				if ((st = site_msg(lc, &ball, sizeof(ball), peer, 1)))
-					return st;
-				continue;
-			}
-			if (k > 0 && (t = mtmi_peer_rtt(lc->peers[peer])) > 0) {
-				ball = 0;
-				row[peer] = t;
-				done[peer] = 1;
-				if ((st = site_msg(lc, &ball, sizeof(ball), peer, 1)))
+				if ((st = site_msg(lc, &ball, sizeof(ball), peer, 0)) ||
+				    (st = site_msg(lc, &ball, sizeof(ball), peer, 1)))
 					return st;
 				continue;
 			}
@@ -202,7 +225,7 @@ static michi_status_t site_measure(const struct coll_comm *lc, double *row, char
 			    (st = site_msg(lc, &ball, sizeof(ball), peer, 0)))
 				return st;
 			t0 = michi_wtime() - t0;
-			if (k > 0 && (row[peer] == 0 || t0 < row[peer]))
+			if (row[peer] == 0 || t0 < row[peer])
 				row[peer] = t0;
 		}
 	return MICHI_OK;
@@ -278,11 +301,11 @@ static michi_status_t site_infer_run(void)
 	lc.size = nh;
 	lc.peers = leaders;
 	if (me >= 0) {
-		char *done = calloc((size_t)nh, 1);
+		uint8_t *flags = malloc(2 * (size_t)nh);
 
-		st = done ? site_measure(&lc, rtt + (size_t)me * (size_t)nh, done) :
+		st = flags ? site_measure(&lc, rtt + (size_t)me * (size_t)nh, flags, flags + nh) :
 		     michi_err(MICHI_ERR_NOMEM, "no memory for the site inference");
-		free(done);
+		free(flags);
 		if (!st && me > 0)
 			st = site_msg(&lc, rtt + (size_t)me * (size_t)nh,
 				      (size_t)nh * sizeof(double), 0, 1);
