@@ -590,7 +590,6 @@ struct michi_state {
 extern struct michi_state michi_state;
 
 /* mpi/site.c: the job's sites (michi_state.site_of). */
-int michi_site_name_ok(const char *s);
 /* this process's site name from MICHI_SITE ("" none); an error names a bad one */
 michi_status_t michi_site_mine(const char **site);
 /* names[i]: world rank i's site ("" none), read with the host map */
@@ -599,8 +598,6 @@ michi_status_t michi_sites_from_names(int size, char *const *names);
  * site was given, and the log; collective over the world */
 michi_status_t michi_sites_init(void);
 void michi_sites_finalize(void);
-int michi_site_count(void);         /* 1 while site_of is NULL */
-const char *michi_site_name(int s);
 
 /* Argument checks shared by the point-to-point calls. */
 #define MICHI_CHECK_INIT(fname) do { \

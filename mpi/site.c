@@ -62,7 +62,7 @@ static double site_cut;       /* the inference's near/far time (rank 0) */
 
 /* A site name: printable, without space, '|' or '=' (the key-value
  * space's separators), at most SITE_NAME_MAX - 1 bytes. */
-int michi_site_name_ok(const char *s)
+static int site_name_ok(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -77,7 +77,7 @@ int michi_site_name_ok(const char *s)
 michi_status_t michi_site_mine(const char **site)
 {
 	*site = site_env ? site_env : "";
-	if (**site && !michi_site_name_ok(*site))
+	if (**site && !site_name_ok(*site))
 		return michi_err(MICHI_ERR_INVAL, "MICHI_SITE '%.80s' is not a site name "
 				 "(1 to %d printable characters without space, '|' or '=')",
 				 *site, SITE_NAME_MAX - 1);
@@ -395,16 +395,6 @@ michi_status_t michi_sites_init(void)
 	if (!st)
 		site_log();
 	return st;
-}
-
-int michi_site_count(void)
-{
-	return michi_state.site_of ? nsites : 1;
-}
-
-const char *michi_site_name(int s)
-{
-	return michi_state.site_of && s >= 0 && s < nsites ? site_names[s] : "";
 }
 
 void michi_sites_finalize(void)

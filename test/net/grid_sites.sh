@@ -12,6 +12,7 @@
 # `grid down` leaves nothing. Root only; skips (77) as grid_common.sh says.
 . "$(dirname "$0")/grid_common.sh"
 
+: "${top_srcdir:=$(dirname "$0")/../..}"
 SITES=$WORK/${UNIQ}_sites
 build_prog "$SITES" "$top_srcdir/test/mpi/sites.c" -I"$top_srcdir/test/mpi"
 
