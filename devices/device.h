@@ -111,6 +111,11 @@ struct michi_device {
 	/* Optional, after post_fence: whether this device can serve rank
 	 * (NULL: every rank). */
 	int (*reaches)(int rank);
+	/* Optional: the smallest round-trip time to peer that the network
+	 * stack measured on this device's open connections (seconds), free
+	 * of the time the processes took to answer; 0 when unknown. The
+	 * site inference prefers it to its own timing (mpi/site.c). */
+	double (*rtt)(int peer);
 	/* Matching devices only (NULL for byte devices): the tagged
 	 * operations below. Such a device's send() is a stub: MTMI never
 	 * sends it frames. */

@@ -134,6 +134,7 @@ struct mr_proxy {
 	int n, *ranks;
 	int local;
 	int slots;          /* host:N, slots=N; 0: not given */
+	char site[64];      /* host@SITE, site=SITE; "": not given */
 	int in_fence, done, reaped;
 	int connected;      /* its control stream came up (it may close later) */
 };
@@ -188,9 +189,13 @@ static void mr_usage(FILE *f)
 		"  -x VAR[=VAL]         export VAR (with VAL, or its current value) to all ranks\n"
 		"  -l, --tag-output     prefix every output line with [rank]\n"
 		"  --timeout S          kill the job after S seconds (also MPIEXEC_TIMEOUT)\n"
-		"  --host H1[:N],H2...  run on these hosts (-host, -hosts, -H); N: its slots\n"
+		"  --host H1[:N][@S],H2...  run on these hosts (-host, -hosts, -H); N: its\n"
+		"                       slots; S: its site, the cluster of a grid it is in\n"
+		"                       (its ranks' MICHI_SITE; every host one or none)\n"
 		"  --hostfile FILE      hosts from FILE (-f, -machinefile), one a line:\n"
-		"                       'host', 'host:N' or 'host slots=N'; '#' comments\n"
+		"                       'host', 'host:N' or 'host slots=N', and 'site=S';\n"
+		"                       '#' comments. Without sites on 3+ hosts, MPI_Init\n"
+		"                       infers them from round-trip times (MICHI_SITE_INFER)\n"
 		"  -ppn N               ranks per host (slots of hosts without their own)\n"
 		"  --map-by slot|node   slot (default): fill each host's slots (or -ppn,\n"
 		"                       or an even share) in order; node: round robin over\n"
@@ -805,7 +810,8 @@ static int mr_env_stays(const char *name, size_t len)
 {
 	static const char *const exact[] = {
 		"HOSTNAME", "HOST", "PWD", "OLDPWD", "SHLVL", "_", "DISPLAY", "XAUTHORITY",
-		"MICHI_HOSTNAME", "MICHI_HOST_CPUS", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", NULL
+		"MICHI_HOSTNAME", "MICHI_HOST_CPUS", "MICHI_SITE", "MPI_LOCALRANKID",
+		"MPI_LOCALNRANKS", NULL
 	};
 	static const char *const prefix[] = { "SSH_", "SLURM_", "PMI_", "PMIX_", NULL };
 	int k;
@@ -959,6 +965,8 @@ static int mr_send_job(struct mr_proxy *p)
 	/* mpirun's stdin reaches only a proxy forked here */
 	pmi_wire_add_int(&o, "stdin_rank", p->local && p->ranks[0] == 0 ? 0 : -1);
 	launch_add_text(&o, "host", mr_identity(p));
+	if (p->site[0])
+		launch_add_text(&o, "site", p->site);
 	pmi_wire_add(&o, "bind", launch_bind_to);
 	pmi_wire_add_int(&o, "report_bindings", launch_report_bindings);
 	if (mr_send(p, &o) < 0 || mr_send_wdir(p) < 0)
@@ -1625,8 +1633,24 @@ static int mr_is_local(const char *h)
 	       (strlen(h) == short_len && !strncmp(h, me, short_len));
 }
 
-/* Add a host to mr.proxies (grown as needed); slots 0: not given. */
-static int mr_host_add(const char *name, size_t len, int slots, int *cap)
+/* A site name as the library takes it (mpi/site.c): 1 to 63 printable
+ * characters without space, '|' or '='. */
+static int mr_site_ok(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len >= sizeof(((struct mr_proxy *)0)->site))
+		return 0;
+	for (i = 0; i < len; i++)
+		if (s[i] <= ' ' || s[i] > '~' || s[i] == '|' || s[i] == '=')
+			return 0;
+	return 1;
+}
+
+/* Add a host to mr.proxies (grown as needed); slots 0: not given; site
+ * NULL or "": not given (else already checked). */
+static int mr_host_add(const char *name, size_t len, int slots, const char *site,
+		       size_t site_len, int *cap)
 {
 	struct mr_proxy *p;
 
@@ -1645,21 +1669,32 @@ static int mr_host_add(const char *name, size_t len, int slots, int *cap)
 	memcpy(p->host, name, len);
 	p->host[len] = '\0';
 	p->slots = slots;
+	if (site)
+		memcpy(p->site, site, site_len);
+	p->site[site ? site_len : 0] = '\0';
 	p->ctl = -1;
 	return 0;
 }
 
-/* -hosts H1[:N],H2... */
+/* -hosts H1[:N][@SITE],H2... */
 static int mr_hosts_parse(const char *list, int *cap)
 {
 	const char *h = list;
 
 	for (;;) {
-		size_t len = strcspn(h, ",");
-		const char *colon = memchr(h, ':', len);
+		size_t all = strcspn(h, ","), len = all, sl = 0;
+		const char *at = memchr(h, '@', all), *colon;
 		char num[16];
 		int slots = 0;
 
+		if (at) {
+			len = (size_t)(at - h);
+			sl = all - len - 1;
+			if (!mr_site_ok(at + 1, sl))
+				return mr_bad("bad site in host list '%s' (1 to 63 printable "
+					      "characters without space, '|' or '=')", list);
+		}
+		colon = memchr(h, ':', len);
 		if (colon) {
 			size_t nl = len - (size_t)(colon + 1 - h);
 
@@ -1670,17 +1705,19 @@ static int mr_hosts_parse(const char *list, int *cap)
 			if (mr_parse_count(num, &slots) < 0)
 				return mr_bad("bad slot count in host list '%s'", list);
 		}
-		if (mr_host_add(h, colon ? (size_t)(colon - h) : len, slots, cap) < 0)
+		if (mr_host_add(h, colon ? (size_t)(colon - h) : len, slots, at ? at + 1 : NULL, sl,
+				cap) < 0)
 			return mr_bad("bad host name in '%s'", list);
-		if (!h[len])
+		if (!h[all])
 			return 0;
-		h += len + 1;
+		h += all + 1;
 	}
 }
 
 /*
  * A hostfile: one host a line, as `host`, `host:N` or `host slots=N`
- * (Open MPI's max_slots=N is accepted and ignored), '#' starts a comment.
+ * (Open MPI's max_slots=N is accepted and ignored), with `site=NAME` for
+ * the site of a grid it is in; '#' starts a comment.
  */
 static int mr_hostfile_parse(const char *path, int *cap)
 {
@@ -1694,6 +1731,7 @@ static int mr_hostfile_parse(const char *path, int *cap)
 	}
 	while (rc == 0 && fgets(line, sizeof(line), f)) {
 		char *save = NULL, *w, *host, *colon;
+		const char *site = NULL;
 		int slots = 0;
 
 		lineno++;
@@ -1712,14 +1750,18 @@ static int mr_hostfile_parse(const char *path, int *cap)
 				rc = mr_parse_count(w + 6, &slots);
 			else if (!strncmp(w, "max_slots=", 10) || !strncmp(w, "max-slots=", 10))
 				continue;
+			else if (!strncmp(w, "site=", 5) && mr_site_ok(w + 5, strlen(w + 5)) && !site)
+				site = w + 5;
 			else
 				rc = -1;
 		}
-		if (rc == 0 && mr_host_add(host, strlen(host), slots, cap) < 0)
+		if (rc == 0 && mr_host_add(host, strlen(host), slots, site,
+					   site ? strlen(site) : 0, cap) < 0)
 			rc = -1;
 		if (rc < 0)
 			fprintf(stderr, "mpirun: hostfile %s line %d: expected 'host', 'host:N' or "
-				"'host slots=N' with N >= 1\n", path, lineno);
+				"'host slots=N' with N >= 1, and 'site=NAME' once (1 to 63 printable "
+				"characters without space, '|' or '=')\n", path, lineno);
 	}
 	fclose(f);
 	if (rc == 0 && mr.nproxies == 0) {
@@ -1748,6 +1790,18 @@ static int mr_plan(void)
 	    mr_hosts_parse(mr.hosts ? mr.hosts : michi_hostname(), &cap) < 0)
 		return -1;
 	nh = mr.nproxies;
+	for (i = 1; i < nh; i++)
+		if (!mr.proxies[i].site[0] != !mr.proxies[0].site[0]) {
+			const struct mr_proxy *with = mr.proxies[0].site[0] ? &mr.proxies[0] :
+						      &mr.proxies[i];
+			const struct mr_proxy *without = with == mr.proxies ? &mr.proxies[i] :
+							 &mr.proxies[0];
+
+			fprintf(stderr, "mpirun: host %s has site %s but host %s has none: give "
+				"every host a site or none (%s)\n", with->host, with->site,
+				without->host, mr.hostfile ? mr.hostfile : "--host");
+			return -1;
+		}
 	mr.rank_proxy = calloc((size_t)mr.size, sizeof(*mr.rank_proxy));
 	if (!mr.rank_proxy)
 		return -1;

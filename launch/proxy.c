@@ -88,6 +88,7 @@ static struct {
 	int sigfd;
 	char kvsname[PMI_WIRE_KVSNAME_MAX];
 	char *host;                   /* the ranks' host identity, from mpirun */
+	char *site;                   /* their site (hostfile site=, --host H@SITE), or NULL */
 	char shm_prefix[48];          /* the job's /dev/shm names, from its key */
 	int size, universe, label, stdin_rank;
 	struct proxy_app *apps;
@@ -830,6 +831,10 @@ static void proxy_child(struct proxy_rank *r, const struct proxy_app *a,
 	 * kernel's hostname, and their ranks must not take shm to each other */
 	if (px.host && *px.host)
 		setenv("MICHI_HOSTNAME", px.host, 1);
+	/* the host's site from the hostfile or --host H@SITE: over what
+	 * the environment or -env says (mpi/site.c) */
+	if (px.site && *px.site)
+		setenv("MICHI_SITE", px.site, 1);
 	unsetenv("PMI_PORT");
 	unsetenv("PMI_ID");
 	/* the processors the job may use here, before the rank binds itself:
@@ -1050,6 +1055,8 @@ static michi_status_t proxy_ctl_line(const struct pmi_wire_msg *m, int *started)
 		px.report_bindings = k && atoi(k) > 0;
 		free(px.host);
 		px.host = pmi_wire_get(m, "host") ? proxy_text(m, "host") : NULL;
+		free(px.site);
+		px.site = pmi_wire_get(m, "site") ? proxy_text(m, "site") : NULL;
 		k = pmi_wire_get(m, "grace_ms");
 		if (k && atoi(k) >= 0)
 			proxy_kill_grace = atoi(k) / 1000.0;

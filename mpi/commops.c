@@ -751,15 +751,22 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
  * share a communicator, one per object and host; a rank whose binding
  * spans several objects, a level this host does not have, an unknown
  * level, or no info key give MPI_COMM_NULL, as the standard says
- * (MPICH 4 does the same). MPI_COMM_TYPE_HW_UNGUIDED splits by host when
- * the communicator spans several (naming the level in the info) and gives
- * MPI_COMM_NULL when it does not, as the standard allows.
+ * (MPICH 4 does the same). Above the host, "michi://site" (Michi's own
+ * value, in the style of the "mpi://" process sets) gives each site of a
+ * grid its communicator (mpi/site.c; MICHI_COMM_TYPE_SITE is the same as
+ * a split type). MPI_COMM_TYPE_HW_UNGUIDED splits by the coarsest level
+ * the communicator spans several of, site then host (naming the level in
+ * the info), and gives MPI_COMM_NULL when it spans neither, as the
+ * standard allows.
  */
 enum {
 	HW_LEVEL_UNKNOWN,       /* no level, or one Michi does not know */
+	HW_LEVEL_SITE,          /* the site: hosts joined by a LAN */
 	HW_LEVEL_HOST,          /* the host's shared memory */
 	HW_LEVEL_OBJECT,        /* objects within a host */
 };
+
+#define HW_SITE "michi://site"
 
 #ifdef HAVE_HWLOC
 /* The logical index of the one object of type t that holds all of this
@@ -811,6 +818,8 @@ static int hw_guided_level(MPI_Info info, int *obj)
 	if (info == MPI_INFO_NULL ||
 	    PMPI_Info_get(info, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, v, &flag) || !flag)
 		return HW_LEVEL_UNKNOWN;
+	if (!strcasecmp(v, HW_SITE))
+		return HW_LEVEL_SITE;
 	if (!strcasecmp(v, "mpi_shared_memory") || !strcasecmp(v, "machine"))
 		return HW_LEVEL_HOST;
 #ifdef HAVE_HWLOC
@@ -841,6 +850,22 @@ static int spans_hosts(const struct michi_comm *c)
 
 	for (i = 1; i < c->size; i++)
 		if (michi_state.host_of[c->peers[i]] != michi_state.host_of[c->peers[0]])
+			return 1;
+	return 0;
+}
+
+/* The site of a world rank (0 while the job knows of one). */
+static int site_of(int world)
+{
+	return michi_state.site_of ? michi_state.site_of[world] : 0;
+}
+
+static int spans_sites(const struct michi_comm *c)
+{
+	int i;
+
+	for (i = 1; i < c->size; i++)
+		if (site_of(c->peers[i]) != site_of(c->peers[0]))
 			return 1;
 	return 0;
 }
@@ -880,8 +905,14 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 	case MPI_COMM_TYPE_SHARED:   /* hints such as shmem_topo: none honoured */
 		color = host;
 		break;
+	case MICHI_COMM_TYPE_SITE:
+		color = site_of(michi_state.rank);
+		break;
 	case MPI_COMM_TYPE_HW_GUIDED:
 		switch (hw_guided_level(info, &obj)) {
+		case HW_LEVEL_SITE:
+			color = site_of(michi_state.rank);
+			break;
 		case HW_LEVEL_HOST:
 			color = host;
 			break;
@@ -894,20 +925,24 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 			color = MPI_UNDEFINED;
 		}
 		break;
-	case MPI_COMM_TYPE_HW_UNGUIDED:
-		color = spans_hosts(c) ? host : MPI_UNDEFINED;
+	case MPI_COMM_TYPE_HW_UNGUIDED: {
+		int sites = spans_sites(c);
+
+		color = sites ? site_of(michi_state.rank) : spans_hosts(c) ? host : MPI_UNDEFINED;
 		if (color != MPI_UNDEFINED && info != MPI_INFO_NULL &&
-		    (err = PMPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory")))
+		    (err = PMPI_Info_set(info, "mpi_hw_resource_type",
+					 sites ? HW_SITE : "mpi_shared_memory")))
 			return err;
 		break;
+	}
 	case MPI_UNDEFINED:
 		color = MPI_UNDEFINED;
 		break;
 	default:
 		return michi_mpi_err(c, MPI_ERR_ARG, fname,
 				     "(split_type=%d): not MPI_COMM_TYPE_SHARED, "
-				     "MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED or "
-				     "MPI_UNDEFINED", split_type);
+				     "MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED, "
+				     "MICHI_COMM_TYPE_SITE or MPI_UNDEFINED", split_type);
 	}
 	return michi_comm_split(fname, c, color, key, newcomm);
 }

@@ -31,6 +31,7 @@ struct michi_comm michi_comm_world, michi_comm_self;
 static struct pmi_info pmi;
 static struct michi_job job;
 static int self_peer;
+static const char *my_site;   /* MICHI_SITE, "": none (mpi/site.c) */
 
 static michi_status_t kvs_put(const char *key, const char *val)
 {
@@ -100,28 +101,43 @@ static michi_status_t job_key_get(int have)
 	return MICHI_OK;
 }
 
-/* Host map: every rank publishes its host name; equal names share a host. */
+/*
+ * Host map: every rank publishes "HOST|SITE", its host name and its site
+ * name (empty: none; mpi/site.c), under one key; equal host names share a
+ * host. The site is split off at the last '|' (site names have none).
+ */
 static michi_status_t host_map_build(void)
 {
-	char key[32], val[256];
-	char **names;
+	char key[32], val[320];
+	char **names, **sites;
 	int i, j, nhosts = 0;
 	michi_status_t st = MICHI_OK;
 
 	job.host_of = calloc((size_t)job.size, sizeof(int));
 	names = calloc((size_t)job.size, sizeof(char *));
-	if (!job.host_of || !names) {
+	sites = calloc((size_t)job.size, sizeof(char *));
+	if (!job.host_of || !names || !sites) {
 		free(names);
+		free(sites);
 		return michi_err(MICHI_ERR_NOMEM, "no memory for the host map");
 	}
 	for (i = 0; i < job.size; i++) {
+		char *bar;
+
 		if (i == job.rank) {
-			snprintf(val, sizeof(val), "%s", job.hostname);
+			snprintf(val, sizeof(val), "%s|%s", job.hostname, my_site);
 		} else {
 			snprintf(key, sizeof(key), "michi-host-%d", i);
 			st = pmi_get(i, key, val, sizeof(val));
 			if (st)
 				goto out;
+		}
+		bar = strrchr(val, '|');
+		if (bar)
+			*bar = '\0';
+		if (!(sites[i] = strdup(bar ? bar + 1 : ""))) {
+			st = michi_err(MICHI_ERR_NOMEM, "no memory for the site map");
+			goto out;
 		}
 		for (j = 0; j < nhosts; j++)
 			if (strcmp(names[j], val) == 0)
@@ -143,10 +159,14 @@ static michi_status_t host_map_build(void)
 		job.local_rank = lr;
 		job.local_size = ls;
 	}
+	st = michi_sites_from_names(job.size, sites);
 out:
 	for (j = 0; j < nhosts; j++)
 		free(names[j]);
+	for (i = 0; i < job.size; i++)
+		free(sites[i]);
 	free(names);
+	free(sites);
 	return st;
 }
 
@@ -295,7 +315,7 @@ static int do_init(const char *fname, int required, int *provided)
 
 static int runtime_start(const char *fname, int required)
 {
-	char key[32], prefix[300];
+	char key[32], prefix[300], hostval[330];
 	michi_status_t st;
 	int have_key, i;
 
@@ -337,8 +357,12 @@ static int runtime_start(const char *fname, int required)
 	if (michi_state.universe_size < job.size)
 		michi_state.universe_size = job.size;
 	michi_state.appnum = pmi.appnum;
+	st = michi_site_mine(&my_site);
+	if (st)
+		return init_fail(fname, st);
 	snprintf(key, sizeof(key), "michi-host-%d", job.rank);
-	st = pmi_put(key, job.hostname);
+	snprintf(hostval, sizeof(hostval), "%s|%s", job.hostname, my_site);
+	st = pmi_put(key, hostval);
 	if (st)
 		return init_fail(fname, st);
 	st = michi_devices_init(&job);
@@ -370,6 +394,10 @@ static int runtime_start(const char *fname, int required)
 		return init_fail(fname, st);
 
 	comm_init_predefined();
+	/* the sites where none was given: measured over MTMI */
+	st = michi_sites_init();
+	if (st)
+		return init_fail(fname, st);
 	michi_state.tag_ub = 0x7fffffff;
 	michi_state.thread_level = michi_thread_level(required);
 	michi_info_env_init(michi_state.thread_level);
@@ -435,6 +463,7 @@ int michi_runtime_down(const char *fname)
 	michi_comm_world.size = 0;
 	michi_comm_self.size = 0;
 	michi_comms_finalize();
+	michi_sites_finalize();
 	if (st)
 		return michi_mpi_err_status(&michi_comm_world, st, fname);
 	return MPI_SUCCESS;

@@ -589,6 +589,16 @@ struct michi_state {
 
 extern struct michi_state michi_state;
 
+/* mpi/site.c: the job's sites (michi_state.site_of). */
+/* this process's site name from MICHI_SITE ("" none); an error names a bad one */
+michi_status_t michi_site_mine(const char **site);
+/* names[i]: world rank i's site ("" none), read with the host map */
+michi_status_t michi_sites_from_names(int size, char *const *names);
+/* after MTMI and the predefined communicators: the inference where no
+ * site was given, and the log; collective over the world */
+michi_status_t michi_sites_init(void);
+void michi_sites_finalize(void);
+
 /* Argument checks shared by the point-to-point calls. */
 #define MICHI_CHECK_INIT(fname) do { \
 	if (ERRCHK && unlikely(!michi_state.active)) \

@@ -212,6 +212,15 @@ static __attribute__((noinline, cold)) void mtmi_poll_idle(void)
 	next = michi_ticks() + michi_wait.poll_yield_ticks;
 }
 
+double mtmi_peer_rtt(int peer)
+{
+	struct michi_device *d;
+
+	if (peer < 0 || peer >= mtmi_nranks || !(d = michi_dev_for_peer[peer]) || !d->rtt)
+		return 0;
+	return d->rtt(peer);
+}
+
 int mtmi_poll(void)
 {
 	int n = mtmi_progress();

@@ -186,6 +186,10 @@ int mtmi_progress(void);
  * rank's would, so a loop of such calls does not starve the ranks it
  * waits for. */
 int mtmi_poll(void);
+/* The smallest round trip to peer that its device's network stack
+ * measured on open connections (seconds), or 0 when it does not know
+ * (shared memory, a device without the query, no connection yet). */
+double mtmi_peer_rtt(int peer);
 
 /*
  * Work deferred to progress: when set, mtmi_progress() calls it after

@@ -12,6 +12,7 @@
  */
 #include "config.h"
 #include "tcp.h"
+#include "tcp_rtt.h"
 
 int *tcp_fast_fd;
 struct msghdr tcp_fast_msg;
@@ -262,6 +263,26 @@ static michi_status_t tcp_finalize(void)
 	return st;
 }
 
+/* The kernel's smallest round trip over the connections to peer. */
+static double tcp_rtt(int peer)
+{
+	struct tcp_peer *p;
+	double best = 0;
+	int k;
+
+	if (!tcp.peers || peer < 0 || peer >= tcp.size)   /* the world's ranks */
+		return 0;
+	p = tcp_peer_of(peer);
+	for (k = 0; k < 2; k++) {
+		struct tcp_conn *c = k ? p->lane : p->conn;
+		double t = c ? tcp_sock_min_rtt(c->fd) : 0;
+
+		if (t > 0 && (best == 0 || t < best))
+			best = t;
+	}
+	return best;
+}
+
 struct michi_device michi_device_tcp = {
 	.name = "tcp",
 	.init = tcp_init,
@@ -271,5 +292,6 @@ struct michi_device michi_device_tcp = {
 	.progress = tcp_progress,
 	.wait_fd = tcp_wait_fd,
 	.pending = tcp_pending,
+	.rtt = tcp_rtt,
 	.eager_limit = 65536,
 };

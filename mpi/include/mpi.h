@@ -216,6 +216,11 @@ enum {
 #define MPI_COMM_TYPE_SHARED      1
 #define MPI_COMM_TYPE_HW_GUIDED   2
 #define MPI_COMM_TYPE_HW_UNGUIDED 3
+/* Michi's own split type: one communicator per site of a grid (the hosts
+ * a LAN joins; MICHI_SITE, a hostfile's site=, or inferred), the same as
+ * MPI_COMM_TYPE_HW_GUIDED with mpi_hw_resource_type "michi://site". Not
+ * MPICH's: test #ifdef MICHI_COMM_TYPE_SITE. */
+#define MICHI_COMM_TYPE_SITE      0x4d690001
 
 /* topologies */
 enum { MPI_GRAPH = 1, MPI_CART = 2, MPI_DIST_GRAPH = 3 };
