@@ -170,7 +170,10 @@ struct michi_t_event_registration {
 };
 
 static struct michi_t_event_registration *regs;
-static int delivering;          /* in deliver_deferred: no recursion */
+static int delivering;          /* in michi_events_deliver: no recursion */
+/* The requirement of the context callbacks run in now (a free callback
+ * that MPI_T_event_handle_free runs at once gets it too). */
+static int cur_safety = MPI_T_CB_REQUIRE_NONE;
 
 static struct michi_t_event_registration **reg_link(MPI_T_event_registration h)
 {
@@ -259,10 +262,11 @@ static void on_mtmi_event(const struct mtmi_event *e)
 	struct michi_t_event_registration *r, *next;
 	struct michi_t_event_instance ev;
 	int type = ev_type_of(e->kind);
-	int any_deferred = 0, l;
+	int any_deferred = 0, l, outer = cur_safety;
 
 	if (type < 0)
 		return;
+	cur_safety = MPI_T_CB_REQUIRE_MPI_RESTRICTED;
 	ev.type = type;
 	ev.source = SRC_MTMI;
 	ev.timestamp = source_now();
@@ -302,6 +306,7 @@ static void on_mtmi_event(const struct mtmi_event *e)
 	}
 	if (any_deferred)
 		mtmi_idle_hook = michi_events_deliver;
+	cur_safety = outer;
 }
 
 /*
@@ -602,7 +607,7 @@ int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *
 	hooks_update();
 	/* no callback can run on it any more: the free callback, at once */
 	if (free_cb_function)
-		free_cb_function(r, MPI_T_CB_REQUIRE_NONE, user_data);
+		free_cb_function(r, (MPI_T_cb_safety)cur_safety, user_data);
 	reg_destroy(r);
 	return MPI_SUCCESS;
 }
