@@ -369,6 +369,14 @@ void michi_events_free_all(void)
 
 /* ---- info arguments ----------------------------------------------------------------------- */
 
+/* Info objects live in the handle arena, which MPI_Init sets up; MPI_T
+ * may come first (as MPI_Info_create may). */
+static int info_arena(void)
+{
+	return michi_state.active || michi_arena_init() == MICHI_OK ? MPI_SUCCESS
+								    : MPI_T_ERR_MEMORY;
+}
+
 /* A copy of info's hints in *out (NULL for MPI_INFO_NULL); an error class. */
 static int info_keep(MPI_Info info, struct michi_info **out)
 {
@@ -377,6 +385,8 @@ static int info_keep(MPI_Info info, struct michi_info **out)
 	*out = NULL;
 	if (info == MPI_INFO_NULL)
 		return MPI_SUCCESS;
+	if (info_arena())
+		return MPI_T_ERR_MEMORY;
 	if (!(in = michi_info_get(info)))
 		return MPI_ERR_INFO;
 	if (!(*out = michi_info_copy(in)))
@@ -391,7 +401,7 @@ static int info_give(const struct michi_info *in, MPI_Info *info_used)
 
 	if (!info_used)
 		return MPI_ERR_ARG;
-	if (!(out = michi_info_copy(in)))
+	if (info_arena() || !(out = michi_info_copy(in)))
 		return MPI_T_ERR_MEMORY;
 	*info_used = (MPI_Info)michi_p2h(out);
 	return MPI_SUCCESS;

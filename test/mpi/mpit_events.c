@@ -3,7 +3,8 @@
  * MPI_T events and sources (MPI-4.0 15.3.8-9), and the MPI-4.0 status
  * conversions (MPI_Status_c2f08 and friends).
  *
- * Every rank checks the descriptions: the event type
+ * Every rank checks the descriptions (an info object from them before
+ * MPI_Init too): the event type
  * "mtmi_unexpected_message" (index, name, its six elements' types and
  * displacements, a short array, the "mtmi_protocol" enumeration, bad
  * indices and names), the category that lists it, the one source
@@ -385,16 +386,26 @@ int main(int argc, char **argv)
 	MPI_Request sreq[2];
 	MPI_Comm c;
 	MPI_Count now;
+	MPI_Info pre_info;
 	char *big;
 	int provided, idx, i, rc, fire, dummy = 0;
 
-	mtest_init(&argc, &argv);
-	check_status_conversions();
 	rc = MPI_T_event_get_num(&i);
 	mtest_check(rc == MPI_T_ERR_NOT_INITIALIZED, "event_get_num before MPI_T_init: rc %d",
 		    rc);
+	/* MPI_T before MPI_Init: descriptions, with their info objects */
 	MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
 	idx = event_index();
+	pre_info = MPI_INFO_NULL;
+	rc = MPI_T_event_get_info(idx, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &pre_info, NULL,
+				  NULL, NULL);
+	mtest_init(&argc, &argv);
+	mtest_check(rc == MPI_SUCCESS && pre_info != MPI_INFO_NULL,
+		    "event_get_info before MPI_Init: rc %d, info %s", rc,
+		    pre_info == MPI_INFO_NULL ? "null" : "given");
+	if (pre_info != MPI_INFO_NULL)
+		MPI_Info_free(&pre_info);
+	check_status_conversions();
 	if (idx < 0)
 		return mtest_finalize();
 	check_descriptions(idx);
