@@ -238,6 +238,8 @@ static void invoke(struct michi_t_event_registration *r, int l, struct michi_t_e
 	r->busy--;
 }
 
+static void hooks_update(void);
+
 /* End a registration freed while busy, now that its callback returned. */
 static void reg_end_if_freed(struct michi_t_event_registration *r, int safety)
 {
@@ -251,6 +253,7 @@ static void reg_end_if_freed(struct michi_t_event_registration *r, int safety)
 			break;
 		}
 	}
+	hooks_update();
 	if (r->free_fn)
 		r->free_fn(r, (MPI_T_cb_safety)safety, r->free_user_data);
 	reg_destroy(r);
