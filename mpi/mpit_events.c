@@ -22,16 +22,19 @@
  *
  * Callbacks and safety levels. An event is raised inside progress, with
  * MTMI's queues in use, so the context requires
- * MPI_T_CB_REQUIRE_MPI_RESTRICTED: of a registration's callbacks the one
- * registered for the lowest level at least that strict (restricted,
- * thread safe, async-signal safe) is called at once, with cb_safety
- * MPI_T_CB_REQUIRE_MPI_RESTRICTED. Such a callback may call the MPI_T
- * functions (event_read, event_copy, event_get_timestamp,
+ * MPI_T_CB_REQUIRE_MPI_RESTRICTED, or MPI_T_CB_REQUIRE_THREAD_SAFE while
+ * MPI runs threaded (MPI_THREAD_MULTIPLE, or the progress thread of
+ * mpi/async.c: the event may then come in a thread the program does not
+ * expect, while its other threads run): of a registration's callbacks
+ * the one registered for the lowest level at least that strict is called
+ * at once, with that requirement as cb_safety. Such a callback may call
+ * the MPI_T functions (event_read, event_copy, event_get_timestamp,
  * event_get_source, source_get_timestamp, pvar reads, the info getters,
- * event_handle_free) but no other MPI function. A registration that only
- * has a callback for MPI_T_CB_REQUIRE_NONE gets its events later: they
- * wait in the registration (up to EVENT_QUEUE of them) and are delivered
- * with cb_safety MPI_T_CB_REQUIRE_NONE in the next idle round of a
+ * event_handle_free) but no other MPI function. A registration whose
+ * callbacks may not run there (one for MPI_T_CB_REQUIRE_NONE only, or a
+ * restricted one in a threaded run) gets its events later: they wait in
+ * the registration (up to EVENT_QUEUE of them) and are delivered with
+ * cb_safety MPI_T_CB_REQUIRE_NONE in the next idle round of a
  * waiting MPI call (mtmi_idle_hook: no MTMI state in use there, the same
  * point at which another thread may call MPI), where the callback may
  * call any MPI function. Instances live only for the callback's call.
@@ -266,10 +269,11 @@ static void on_mtmi_event(const struct mtmi_event *e)
 	struct michi_t_event_instance ev;
 	int type = ev_type_of(e->kind);
 	int any_deferred = 0, l, outer = cur_safety;
+	int need = michi_mt ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_MPI_RESTRICTED;
 
 	if (type < 0)
 		return;
-	cur_safety = MPI_T_CB_REQUIRE_MPI_RESTRICTED;
+	cur_safety = need;
 	ev.type = type;
 	ev.source = SRC_MTMI;
 	ev.timestamp = source_now();
@@ -288,14 +292,16 @@ static void on_mtmi_event(const struct mtmi_event *e)
 		next = r->next;
 		if (r->type != type || r->freed)
 			continue;
-		l = cb_pick(r, MPI_T_CB_REQUIRE_MPI_RESTRICTED);
+		l = cb_pick(r, need);
 		if (l >= 0) {
-			invoke(r, l, &ev, MPI_T_CB_REQUIRE_MPI_RESTRICTED);
+			invoke(r, l, &ev, need);
 			next = r->next;
-			reg_end_if_freed(r, MPI_T_CB_REQUIRE_MPI_RESTRICTED);
+			reg_end_if_freed(r, need);
 			continue;
 		}
-		if (r->cb[MPI_T_CB_REQUIRE_NONE].fn && r->qlen < EVENT_QUEUE &&
+		/* a callback that cannot run here (NONE, or MPI_RESTRICTED in
+		 * a threaded run) gets it in the next idle round */
+		if (cb_pick(r, MPI_T_CB_REQUIRE_NONE) >= 0 && r->qlen < EVENT_QUEUE &&
 		    (r->queue || (r->queue = malloc(EVENT_QUEUE * sizeof(*r->queue))))) {
 			r->queue[(r->qhead + r->qlen++) % EVENT_QUEUE] = ev;
 			any_deferred = 1;

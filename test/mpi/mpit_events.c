@@ -32,6 +32,12 @@
  * registration gets its free callback once it returns. Info hints given
  * to a registration and a callback come back from the get_info calls.
  *
+ * With MTEST_EVENTS_MT set the program runs at MPI_THREAD_MULTIPLE,
+ * where an event inside progress requires MPI_T_CB_REQUIRE_THREAD_SAFE:
+ * A's restricted callback then gets the events later, in an idle round
+ * with cb_safety NONE, like N's, and the self-freeing callback (thread
+ * safe) runs at once with cb_safety THREAD_SAFE.
+ *
  * A matching device (MICHI_DEVICE=ofi or ucx) keeps its unexpected queue
  * to itself: there the descriptions are checked, and the events must
  * not come.
@@ -387,6 +393,7 @@ int main(int argc, char **argv)
 	MPI_Comm c;
 	MPI_Count now;
 	MPI_Info pre_info;
+	int mt = getenv("MTEST_EVENTS_MT") != NULL, now_safety, a_safety;
 	char *big;
 	int provided, idx, i, rc, fire, dummy = 0;
 
@@ -399,7 +406,17 @@ int main(int argc, char **argv)
 	pre_info = MPI_INFO_NULL;
 	rc = MPI_T_event_get_info(idx, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &pre_info, NULL,
 				  NULL, NULL);
-	mtest_init(&argc, &argv);
+	if (mt) {
+		MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+		mtest_init_done();
+		mtest_check(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE: provided %d",
+			    provided);
+	} else {
+		mtest_init(&argc, &argv);
+	}
+	/* the requirement inside progress, and when A's callback runs */
+	now_safety = mt ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_MPI_RESTRICTED;
+	a_safety = mt ? MPI_T_CB_REQUIRE_NONE : MPI_T_CB_REQUIRE_MPI_RESTRICTED;
 	mtest_check(rc == MPI_SUCCESS && pre_info != MPI_INFO_NULL,
 		    "event_get_info before MPI_Init: rc %d, info %s", rc,
 		    pre_info == MPI_INFO_NULL ? "null" : "given");
@@ -456,9 +473,9 @@ int main(int argc, char **argv)
 
 		MPI_Recv(NULL, 0, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		MPI_T_source_get_timestamp(0, &now);
-		if (fire)
-			check_log("restricted callback", &log_a, MPI_T_CB_REQUIRE_MPI_RESTRICTED, now);
-		else
+		if (fire && !mt)
+			check_log("restricted callback", &log_a, a_safety, now);
+		else if (!fire)
 			mtest_check(log_a.n == 0, "matching device: %d events came", log_a.n);
 		MPI_Recv(NULL, 0, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		MPI_T_source_get_timestamp(0, &now);
@@ -466,6 +483,8 @@ int main(int argc, char **argv)
 			const struct rec *ra_[8], *rn_[8];
 			int na = ours(&log_a, ra_, 8), nn = ours(&log_n, rn_, 8);
 
+			if (mt)
+				check_log("restricted callback (threaded)", &log_a, a_safety, now);
 			check_log("REQUIRE_NONE callback", &log_n, MPI_T_CB_REQUIRE_NONE, now);
 			for (i = 0; i < na && i < nn; i++)
 				mtest_check(rn_[i]->ts == ra_[i]->ts && rn_[i]->mpi_rank == 1,
@@ -516,10 +535,10 @@ int main(int argc, char **argv)
 			    log_a.n - na, log_n.n - nn);
 		if (fire) {
 			mtest_check(ours(&log_self, r, 8) == 1 && r[0]->tag == TAG0 + 3 &&
-				    r[0]->safety == MPI_T_CB_REQUIRE_MPI_RESTRICTED,
+				    r[0]->safety == now_safety,
 				    "self-freeing callback: %d events", log_self.n);
 			mtest_check(freed_self == 1 &&
-				    freed_self_safety == MPI_T_CB_REQUIRE_MPI_RESTRICTED,
+				    freed_self_safety == now_safety,
 				    "self-freeing callback: free callback ran %d times at safety %d",
 				    freed_self, freed_self_safety);
 		} else {
