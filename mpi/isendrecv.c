@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mpi/isendrecv.c: MPI_Isendrecv and MPI_Isendrecv_replace (MPI-4.0
- * 3.10). One request of kind MICHI_REQ_PAIR stands for a receive and a
+ * 3.10), and their large-count forms MPI_Isendrecv_c and
+ * MPI_Isendrecv_replace_c (counts are MPI_Count inside). One request of kind MICHI_REQ_PAIR stands for a receive and a
  * send posted together; both MTMI operations live in a side block whose
  * completion hooks count down, and the last one fills the request's
  * status from the receive, its error from whichever half failed, and
@@ -164,7 +165,7 @@ static struct pair *pair_new(void)
 }
 
 /* The receive side of dt at buf: in place, or staging to unpack at the end. */
-static int recv_side(struct michi_comm *c, struct pair *p, void *buf, int count,
+static int recv_side(struct michi_comm *c, struct pair *p, void *buf, MPI_Count count,
 		     MPI_Datatype dt, void **ptr, size_t *bytes, const char *fname)
 {
 	struct michi_stage s;
@@ -188,11 +189,11 @@ static int recv_side(struct michi_comm *c, struct pair *p, void *buf, int count,
 	return MPI_SUCCESS;
 }
 
-int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-		   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-		   int recvtag, MPI_Comm comm, MPI_Request *request)
+static int isendrecv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+		     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+		     int source, int recvtag, MPI_Comm comm, MPI_Request *request,
+		     const char *fname)
 {
-	static const char fname[] = "MPI_Isendrecv";
 	struct michi_comm *c = michi_comm_get(comm);
 	const void *sptr = sendbuf;
 	size_t sbytes, rbytes;
@@ -228,10 +229,10 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
 			 request, fname);
 }
 
-int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-			   int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+static int isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+			     int sendtag, int source, int recvtag, MPI_Comm comm,
+			     MPI_Request *request, const char *fname)
 {
-	static const char fname[] = "MPI_Isendrecv_replace";
 	struct michi_comm *c = michi_comm_get(comm);
 	size_t sbytes, rbytes;
 	struct pair *p;
@@ -263,4 +264,35 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest
 		return pair_drop_new(p, err);
 	return pair_post(c, p, p->stmp, sbytes, dest, sendtag, rptr, rbytes, source, recvtag,
 			 request, fname);
+}
+
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+		   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+		   int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+	return isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+			 source, recvtag, comm, request, "MPI_Isendrecv");
+}
+
+int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+		     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+		     int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+	return isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+			 source, recvtag, comm, request, "MPI_Isendrecv_c");
+}
+
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+			   int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+	return isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm,
+				 request, "MPI_Isendrecv_replace");
+}
+
+int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+			     int sendtag, int source, int recvtag, MPI_Comm comm,
+			     MPI_Request *request)
+{
+	return isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm,
+				 request, "MPI_Isendrecv_replace_c");
 }

@@ -97,6 +97,52 @@ int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 	return MPI_SUCCESS;
 }
 
+/* MPI-4.0 18.2.5: the mpi_f08 status (MPI_F08_status, TYPE(MPI_Status))
+ * is, as in MPICH, the C status again, integer for integer, so every
+ * conversion among the three views is a copy. */
+_Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status), "an f08 status is a C one");
+
+/* Copy one status view to another after checking that neither is NULL
+ * nor an IGNORE sentinel of its language. */
+static int status_copy(const void *in, const void *in_ignore, const char *in_name, void *out,
+		       const void *out_ignore, const char *out_name, const char *fname)
+{
+	if (ERRCHK && (!in || in == in_ignore))
+		return michi_err_null(NULL, fname, in_name);
+	if (ERRCHK && (!out || out == out_ignore))
+		return michi_err_null(NULL, fname, out_name);
+	memcpy(out, in, sizeof(MPI_Status));
+	return MPI_SUCCESS;
+}
+
+int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
+{
+	return status_copy(c_status, MPI_STATUS_IGNORE, "c_status", f08_status,
+			   MPI_F08_STATUS_IGNORE, "f08_status", "MPI_Status_c2f08");
+}
+MICHI_ALIAS_UNLOCKED(Status_c2f08)
+
+int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
+{
+	return status_copy(f08_status, MPI_F08_STATUS_IGNORE, "f08_status", c_status,
+			   MPI_STATUS_IGNORE, "c_status", "MPI_Status_f082c");
+}
+MICHI_ALIAS_UNLOCKED(Status_f082c)
+
+int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
+{
+	return status_copy(f08_status, MPI_F08_STATUS_IGNORE, "f08_status", f_status,
+			   MPI_F_STATUS_IGNORE, "f_status", "MPI_Status_f082f");
+}
+MICHI_ALIAS_UNLOCKED(Status_f082f)
+
+int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
+{
+	return status_copy(f_status, MPI_F_STATUS_IGNORE, "f_status", f08_status,
+			   MPI_F08_STATUS_IGNORE, "f08_status", "MPI_Status_f2f08");
+}
+MICHI_ALIAS_UNLOCKED(Status_f2f08)
+
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
 	if (ERRCHK && (!status || status == MPI_STATUS_IGNORE))

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mpi/mpit.c: the MPI tool information interface (MPI_T, MPI-3.1
- * chapter 14): control variables, performance variables and their
- * sessions, categories.
+ * mpi/mpit.c: the MPI tool information interface (MPI_T, MPI-4.0
+ * chapter 15): control variables, performance variables and their
+ * sessions, categories. Events and their sources are in
+ * mpi/mpit_events.c; the categories list them too.
  *
  * Control variables are the tunables table (util/michi.h), one per
  * MICHI_TUNABLE entry, in table order, named as the tunable is
@@ -65,6 +66,11 @@ _Static_assert(sizeof(size_t) == sizeof(unsigned long), "size tunables read as M
 
 static int mpit_refs;
 
+int michi_mpit_active(void)
+{
+	return mpit_refs > 0;
+}
+
 /* Tunables the library reads whenever it uses them, so a write takes
  * effect at any time. Checked against every use (grep the variable). */
 static const struct {
@@ -97,7 +103,7 @@ static const char *const cvar_all_eq[] = { "device" };
  * becomes the returned string's length plus one (the truncated string's,
  * as in MPICH and Open MPI); a NULL buffer or *len 0 asks for the whole
  * string's length plus one only. */
-static void str_out(char *buf, int *len, const char *s)
+void michi_mpit_str_out(char *buf, int *len, const char *s)
 {
 	size_t n = strlen(s);
 
@@ -112,18 +118,7 @@ static void str_out(char *buf, int *len, const char *s)
 	*len = (int)n + 1;
 }
 
-struct mpit_enum_item {
-	int value;
-	const char *name;
-};
-
-struct michi_t_enum {
-	const char *name;
-	int n;
-	const struct mpit_enum_item *items;
-};
-
-static const struct mpit_enum_item bool_items[] = { { 0, "no" }, { 1, "yes" } };
+static const struct michi_t_enum_item bool_items[] = { { 0, "no" }, { 1, "yes" } };
 static struct michi_t_enum enum_bool = { "michi_bool", 2, bool_items };
 
 /* ---- the variable and category tables ------------------------------------------- */
@@ -135,12 +130,17 @@ static char **cvar_owned;        /* strings written through MPI_T, per cvar */
 static const struct michi_pvar *pvars;
 static int npvars;
 
+#define EVENTS_MAX 16
+static const char *event_cats[EVENTS_MAX];
+static int nevents;
+
 struct mpit_cat {
 	const char *name;
 	const char *desc;
 	int parent;                  /* index, -1 for none */
 	int *cv, ncv;
 	int *pv, npv;
+	int *ev, nev;
 	int *sub, nsub;
 };
 
@@ -251,9 +251,11 @@ static int tables_build(void)
 	for (t = michi_tunables_begin(); t && t < michi_tunables_end(); t++)
 		cvars[i++] = t;
 	npvars = michi_pvar_table(&pvars);
+	nevents = michi_event_table(event_cats, EVENTS_MAX);
+	MICHI_ASSERT_ALWAYS(nevents <= EVENTS_MAX);
 
 	/* every category could be new: one per variable plus the known ones */
-	max = CAT_KNOWN + ncvars + npvars;
+	max = CAT_KNOWN + ncvars + npvars + nevents;
 	tmp = calloc((size_t)max, sizeof(*tmp));
 	keep = int_list(max);
 	newidx = int_list(max);
@@ -272,8 +274,9 @@ static int tables_build(void)
 	for (i = 0; i < max; i++) {
 		tmp[i].cv = int_list(ncvars);
 		tmp[i].pv = int_list(npvars);
+		tmp[i].ev = int_list(nevents);
 		tmp[i].sub = int_list(max);
-		if (!tmp[i].cv || !tmp[i].pv || !tmp[i].sub)
+		if (!tmp[i].cv || !tmp[i].pv || !tmp[i].ev || !tmp[i].sub)
 			goto err_nomem;
 	}
 	for (i = 0; i < ncvars; i++) {
@@ -284,10 +287,14 @@ static int tables_build(void)
 		j = cat_find_add(tmp, &ntmp, pvars[i].category);
 		tmp[j].pv[tmp[j].npv++] = i;
 	}
+	for (i = 0; i < nevents; i++) {
+		j = cat_find_add(tmp, &ntmp, event_cats[i]);
+		tmp[j].ev[tmp[j].nev++] = i;
+	}
 	/* a category is listed when it holds a variable or a listed category
 	 * (parents come before their children, one level deep) */
 	for (i = 0; i < ntmp; i++)
-		keep[i] = tmp[i].ncv || tmp[i].npv;
+		keep[i] = tmp[i].ncv || tmp[i].npv || tmp[i].nev;
 	for (i = 0; i < ntmp; i++)
 		if (keep[i] && tmp[i].parent >= 0)
 			keep[tmp[i].parent] = 1;
@@ -305,7 +312,7 @@ static int tables_build(void)
 		*c = tmp[i];
 		c->parent = tmp[i].parent >= 0 ? newidx[tmp[i].parent] : -1;
 		c->nsub = 0;
-		tmp[i].cv = tmp[i].pv = tmp[i].sub = NULL;   /* now owned by cats */
+		tmp[i].cv = tmp[i].pv = tmp[i].ev = tmp[i].sub = NULL;   /* now owned by cats */
 	}
 	ncats = j;
 	for (i = 0; i < ncats; i++)
@@ -314,6 +321,7 @@ static int tables_build(void)
 	for (i = 0; i < max; i++) {
 		free(tmp[i].cv);
 		free(tmp[i].pv);
+		free(tmp[i].ev);
 		free(tmp[i].sub);
 	}
 	free(tmp);
@@ -325,6 +333,7 @@ err_nomem:
 	for (i = 0; tmp && i < max; i++) {
 		free(tmp[i].cv);
 		free(tmp[i].pv);
+		free(tmp[i].ev);
 		free(tmp[i].sub);
 	}
 	free(tmp);
@@ -334,7 +343,7 @@ err_nomem:
 	free(cvar_owned);
 	cvars = NULL;
 	cvar_owned = NULL;
-	ncvars = npvars = 0;
+	ncvars = npvars = nevents = 0;
 	return MPI_T_ERR_MEMORY;
 }
 
@@ -376,6 +385,7 @@ int PMPI_T_finalize(void)
 		/* the tables stay (indices must not change), the objects go */
 		sessions_free_all();
 		cvar_handles_free_all();
+		michi_events_free_all();
 		michi_mt_tool(0);
 	}
 	return MPI_SUCCESS;
@@ -385,7 +395,7 @@ int PMPI_T_finalize(void)
 
 static int enum_ok(MPI_T_enum e)
 {
-	return e == &enum_bool;
+	return e == &enum_bool || e == &michi_enum_mtmi_protocol;
 }
 
 int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
@@ -396,7 +406,7 @@ int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_le
 	if (!num)
 		return MPI_ERR_ARG;
 	*num = enumtype->n;
-	str_out(name, name_len, enumtype->name);
+	michi_mpit_str_out(name, name_len, enumtype->name);
 	return MPI_SUCCESS;
 }
 
@@ -410,7 +420,7 @@ int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, 
 	if (!value)
 		return MPI_ERR_ARG;
 	*value = enumtype->items[indx].value;
-	str_out(name, name_len, enumtype->items[indx].name);
+	michi_mpit_str_out(name, name_len, enumtype->items[indx].name);
 	return MPI_SUCCESS;
 }
 
@@ -495,7 +505,7 @@ int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosi
 	if (cvar_index < 0 || cvar_index >= ncvars)
 		return MPI_T_ERR_INVALID_INDEX;
 	t = cvars[cvar_index];
-	str_out(name, name_len, t->name);
+	michi_mpit_str_out(name, name_len, t->name);
 	if (verbosity)
 		*verbosity = cvar_verbosity(t);
 	if (datatype)
@@ -511,7 +521,7 @@ int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosi
 			 env, t->defval ? t->defval : "",
 			 cvar_live_scope(t->name) ? "may change at any time"
 						  : "read at MPI_Init, set it before");
-		str_out(desc, desc_len, d);
+		michi_mpit_str_out(desc, desc_len, d);
 	}
 	if (bind)
 		*bind = MPI_T_BIND_NO_OBJECT;
@@ -623,7 +633,7 @@ int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 		const char *s = *(const char *const *)t->var;
 		int len = MPIT_STRING_MAX;
 
-		str_out(buf, &len, s ? s : "");
+		michi_mpit_str_out(buf, &len, s ? s : "");
 		break;
 	}
 	default:
@@ -729,8 +739,8 @@ int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosi
 	if (pvar_index < 0 || pvar_index >= npvars)
 		return MPI_T_ERR_INVALID_INDEX;
 	v = &pvars[pvar_index];
-	str_out(name, name_len, v->name);
-	str_out(desc, desc_len, v->desc);
+	michi_mpit_str_out(name, name_len, v->name);
+	michi_mpit_str_out(desc, desc_len, v->desc);
 	if (verbosity)
 		*verbosity = v->verbosity;
 	if (var_class)
@@ -1063,8 +1073,8 @@ int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *des
 	if (cat_index < 0 || cat_index >= ncats)
 		return MPI_T_ERR_INVALID_INDEX;
 	c = &cats[cat_index];
-	str_out(name, name_len, c->name);
-	str_out(desc, desc_len, c->desc);
+	michi_mpit_str_out(name, name_len, c->name);
+	michi_mpit_str_out(desc, desc_len, c->desc);
 	if (num_cvars)
 		*num_cvars = c->ncv;
 	if (num_pvars)
@@ -1090,7 +1100,7 @@ int PMPI_T_category_get_index(const char *name, int *cat_index)
 	return MPI_T_ERR_INVALID_NAME;
 }
 
-enum { CAT_CVARS, CAT_PVARS, CAT_SUBS };
+enum { CAT_CVARS, CAT_PVARS, CAT_EVENTS, CAT_SUBS };
 
 static int cat_list(int cat_index, int len, int indices[], int what)
 {
@@ -1104,8 +1114,10 @@ static int cat_list(int cat_index, int len, int indices[], int what)
 	if (len < 0 || (len > 0 && !indices))
 		return MPI_ERR_ARG;
 	c = &cats[cat_index];
-	which = what == CAT_CVARS ? c->cv : what == CAT_PVARS ? c->pv : c->sub;
-	n = what == CAT_CVARS ? c->ncv : what == CAT_PVARS ? c->npv : c->nsub;
+	which = what == CAT_CVARS ? c->cv : what == CAT_PVARS ? c->pv
+	      : what == CAT_EVENTS ? c->ev : c->sub;
+	n = what == CAT_CVARS ? c->ncv : what == CAT_PVARS ? c->npv
+	  : what == CAT_EVENTS ? c->nev : c->nsub;
 	for (i = 0; i < n && i < len; i++)
 		indices[i] = which[i];
 	return MPI_SUCCESS;
@@ -1119,6 +1131,22 @@ int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
 int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
 	return cat_list(cat_index, len, indices, CAT_PVARS);
+}
+
+int PMPI_T_category_get_events(int cat_index, int len, int indices[])
+{
+	return cat_list(cat_index, len, indices, CAT_EVENTS);
+}
+
+int PMPI_T_category_get_num_events(int cat_index, int *num_events)
+{
+	MPIT_CHECK_INIT();
+	if (cat_index < 0 || cat_index >= ncats)
+		return MPI_T_ERR_INVALID_INDEX;
+	if (!num_events)
+		return MPI_ERR_ARG;
+	*num_events = cats[cat_index].nev;
+	return MPI_SUCCESS;
 }
 
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[])

@@ -31,4 +31,38 @@ int michi_pvar_table(const struct michi_pvar **tab);
  * devices, so that counters read afterwards include the last frames. */
 void michi_pvar_snapshot(void);
 
+/* An enumeration of MPI_T (MPI_T_enum points at one). */
+struct michi_t_enum_item {
+	int value;
+	const char *name;
+};
+
+struct michi_t_enum {
+	const char *name;
+	int n;
+	const struct michi_t_enum_item *items;
+};
+
+/* mpi/mpit.c: is MPI_T initialised (MPI_T_init_thread more often than
+ * MPI_T_finalize)? */
+int michi_mpit_active(void);
+
+/* MPI-3.1 14.3.3's rule for returned strings (mpi/mpit.c). */
+void michi_mpit_str_out(char *buf, int *len, const char *s);
+
+/* ---- events (mpi/mpit_events.c) ---- */
+
+/* The enumeration of the protocol element of mtmi_unexpected_message. */
+extern struct michi_t_enum michi_enum_mtmi_protocol;
+
+/* Category names of the event types, event index order, at most max;
+ * returns how many event types there are. */
+int michi_event_table(const char **categories, int max);
+
+/* Deliver the events held for REQUIRE_NONE callbacks (mtmi_idle_hook). */
+void michi_events_deliver(void);
+
+/* The last MPI_T_finalize: every registration goes. */
+void michi_events_free_all(void);
+
 #endif

@@ -187,6 +187,8 @@ michi_status_t mtmi_irecv(void *buf, size_t len, int peer, int src_rank,
 }
 
 int (*mtmi_defer)(void);
+void (*mtmi_event_hook)(const struct mtmi_event *ev);
+void (*mtmi_idle_hook)(void);
 
 int mtmi_progress(void)
 {
@@ -278,6 +280,8 @@ void mtmi_idle(unsigned *spins)
 		return;
 	}
 	n = ++*spins;
+	if (unlikely(mtmi_idle_hook != NULL))
+		mtmi_idle_hook();
 	if (unlikely(michi_mt)) {
 		mtmi_idle_mt(n);
 		return;

@@ -234,6 +234,42 @@ struct mtmi_stats {
 };
 extern struct mtmi_stats mtmi_stats MICHI_HIDDEN;
 
+/*
+ * Events for tools (MPI_T events, mpi/mpit_events.c). While
+ * mtmi_event_hook is set, MTMI calls it where an event happens, on
+ * out-of-line paths only, inside progress with its queues in a consistent
+ * state: the hook may read *ev and must not call back into MTMI. Byte
+ * devices only: a matching device (ofi, ucx) keeps its unexpected queue
+ * to itself, so no MTMI_EVENT_UNEXPECTED is raised for its peers.
+ *
+ * While mtmi_idle_hook is set, every idle round of a waiting thread
+ * (mtmi_idle: a round whose progress found nothing) calls it first, with
+ * no MTMI state in use, so it may run code that calls MPI again (events
+ * the MPI layer held back for callbacks that may call any MPI function).
+ */
+enum mtmi_event_kind {
+	MTMI_EVENT_UNEXPECTED,  /* a message arrived before its receive was posted */
+};
+
+enum mtmi_event_proto {
+	MTMI_PROTO_EAGER,       /* payload in the first frame */
+	MTMI_PROTO_EAGER_SYNC,  /* the same, from a synchronous send */
+	MTMI_PROTO_RNDV,        /* a rendezvous offer (RTS); the data follows later */
+};
+
+struct mtmi_event {
+	int kind;               /* enum mtmi_event_kind */
+	int peer;               /* sender's process index (mtmi_nranks space) */
+	int src_rank;           /* sender's rank in the communicator */
+	int tag;
+	uint32_t ctx;           /* context id of the communicator */
+	int proto;              /* enum mtmi_event_proto */
+	uint64_t len;           /* message size in bytes (RTS: the announced size) */
+};
+
+extern void (*mtmi_event_hook)(const struct mtmi_event *ev) MICHI_HIDDEN;
+extern void (*mtmi_idle_hook)(void) MICHI_HIDDEN;
+
 /* The fast paths of mtmi_isend/mtmi_irecv, inline for the MPI core's hot
  * paths: same arguments, same results as the out-of-line functions. */
 #include "mtmi_inline.h"

@@ -238,6 +238,22 @@ void mtmi_msg_free(struct mtmi_msg *m)
 	free(m);
 }
 
+/* A tool listens (mtmi_event_hook): say that m arrived unexpected. */
+static __attribute__((noinline, cold)) void unexp_event(const struct mtmi_msg *m)
+{
+	struct mtmi_event ev;
+
+	ev.kind = MTMI_EVENT_UNEXPECTED;
+	ev.peer = m->peer;
+	ev.src_rank = m->src_rank;
+	ev.tag = m->tag;
+	ev.ctx = m->ctx;
+	ev.proto = m->type == MTMI_F_RTS ? MTMI_PROTO_RNDV
+		 : m->type == MTMI_F_EAGER_SYNC ? MTMI_PROTO_EAGER_SYNC : MTMI_PROTO_EAGER;
+	ev.len = m->len;
+	mtmi_event_hook(&ev);
+}
+
 /* Append m (its triple set) to its bucket and its context's arrival list. */
 michi_status_t mtmi_queue_unexp_add(struct mtmi_msg *m, struct mtmi_bucket *b)
 {
@@ -252,6 +268,8 @@ michi_status_t mtmi_queue_unexp_add(struct mtmi_msg *m, struct mtmi_bucket *b)
 	m->queued = 1;
 	if (++mtmi_stats.unexp_len > mtmi_stats.unexp_max)
 		mtmi_stats.unexp_max = mtmi_stats.unexp_len;
+	if (unlikely(mtmi_event_hook != NULL))
+		unexp_event(m);
 	return MICHI_OK;
 }
 

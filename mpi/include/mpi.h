@@ -28,8 +28,8 @@ extern "C" {
 
 /* ---- versions ---------------------------------------------------------- */
 
-#define MPI_VERSION    3
-#define MPI_SUBVERSION 1
+#define MPI_VERSION    4
+#define MPI_SUBVERSION 0
 
 #define MICHI 1
 #define MICHI_VERSION "0.1.0"
@@ -1398,11 +1398,13 @@ int MPI_Register_datarep(const char *datarep,
 int MPI_T_category_changed(int *update_number);
 int MPI_T_category_get_categories(int cat_index, int len, int indices[]);
 int MPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+int MPI_T_category_get_events(int cat_index, int len, int indices[]);
 int MPI_T_category_get_index(const char *name, int *cat_index);
 int MPI_T_category_get_info(int cat_index, char *name, int *name_len,
                             char *desc, int *desc_len, int *num_cvars,
                             int *num_pvars, int *num_categories);
 int MPI_T_category_get_num(int *num_cat);
+int MPI_T_category_get_num_events(int cat_index, int *num_events);
 int MPI_T_category_get_pvars(int cat_index, int len, int indices[]);
 int MPI_T_cvar_get_index(const char *name, int *cvar_index);
 int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len,
@@ -1419,6 +1421,40 @@ int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name,
                         int *name_len);
 int MPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name,
                         int *name_len);
+int MPI_T_event_callback_get_info(MPI_T_event_registration event_registration,
+                                  MPI_T_cb_safety cb_safety,
+                                  MPI_Info *info_used);
+int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration,
+                                  MPI_T_cb_safety cb_safety, MPI_Info info);
+int MPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer);
+int MPI_T_event_get_index(const char *name, int *event_index);
+int MPI_T_event_get_info(int event_index, char *name, int *name_len,
+                         int *verbosity, MPI_Datatype array_of_datatypes[],
+                         MPI_Aint array_of_displacements[], int *num_elements,
+                         MPI_T_enum *enumtype, MPI_Info *info, char *desc,
+                         int *desc_len, int *bind);
+int MPI_T_event_get_num(int *num_events);
+int MPI_T_event_get_source(MPI_T_event_instance event_instance,
+                           int *source_index);
+int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance,
+                              MPI_Count *event_timestamp);
+int MPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
+                             MPI_T_event_registration *event_registration);
+int MPI_T_event_handle_free(MPI_T_event_registration event_registration,
+                            void *user_data,
+                            MPI_T_event_free_cb_function free_cb_function);
+int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration,
+                                MPI_Info *info_used);
+int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration,
+                                MPI_Info info);
+int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index,
+                     void *buffer);
+int MPI_T_event_register_callback(MPI_T_event_registration event_registration,
+                                  MPI_T_cb_safety cb_safety, MPI_Info info,
+                                  void *user_data,
+                                  MPI_T_event_cb_function event_cb_function);
+int MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
+                                    MPI_T_event_dropped_cb_function dropped_cb_function);
 int MPI_T_finalize(void);
 int MPI_T_init_thread(int required, int *provided);
 int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
@@ -1444,6 +1480,13 @@ int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
 int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
 int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle,
                      const void *buf);
+int MPI_T_source_get_info(int source_index, char *name, int *name_len,
+                          char *desc, int *desc_len,
+                          MPI_T_source_order *ordering,
+                          MPI_Count *ticks_per_second, MPI_Count *max_ticks,
+                          MPI_Info *info);
+int MPI_T_source_get_num(int *num_sources);
+int MPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
 
 /* Deprecated MPI-1 */
 int MPI_Address(void *location, MPI_Aint *address);
@@ -1692,6 +1735,14 @@ int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount,
 int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype,
                            int dest, int sendtag, int source, int recvtag,
                            MPI_Comm comm, MPI_Status *status);
+int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount,
+                    MPI_Datatype sendtype, int dest, int sendtag,
+                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm,
+                    MPI_Request *request);
+int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype,
+                            int dest, int sendtag, int source, int recvtag,
+                            MPI_Comm comm, MPI_Request *request);
 int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
                 int dest, int tag, MPI_Comm comm);
 int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
@@ -1893,6 +1944,10 @@ int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype,
                           int dest, int sendtag, int source, int recvtag,
                           MPI_Comm comm, MPI_Request *request);
+int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
 int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler,
                      MPI_Session *session);
@@ -2849,11 +2904,13 @@ int PMPI_Register_datarep(const char *datarep,
 int PMPI_T_category_changed(int *update_number);
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[]);
 int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_events(int cat_index, int len, int indices[]);
 int PMPI_T_category_get_index(const char *name, int *cat_index);
 int PMPI_T_category_get_info(int cat_index, char *name, int *name_len,
                              char *desc, int *desc_len, int *num_cvars,
                              int *num_pvars, int *num_categories);
 int PMPI_T_category_get_num(int *num_cat);
+int PMPI_T_category_get_num_events(int cat_index, int *num_events);
 int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]);
 int PMPI_T_cvar_get_index(const char *name, int *cvar_index);
 int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len,
@@ -2870,6 +2927,42 @@ int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name,
                          int *name_len);
 int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value,
                          char *name, int *name_len);
+int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration,
+                                   MPI_T_cb_safety cb_safety,
+                                   MPI_Info *info_used);
+int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration,
+                                   MPI_T_cb_safety cb_safety, MPI_Info info);
+int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer);
+int PMPI_T_event_get_index(const char *name, int *event_index);
+int PMPI_T_event_get_info(int event_index, char *name, int *name_len,
+                          int *verbosity, MPI_Datatype array_of_datatypes[],
+                          MPI_Aint array_of_displacements[],
+                          int *num_elements, MPI_T_enum *enumtype,
+                          MPI_Info *info, char *desc, int *desc_len,
+                          int *bind);
+int PMPI_T_event_get_num(int *num_events);
+int PMPI_T_event_get_source(MPI_T_event_instance event_instance,
+                            int *source_index);
+int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance,
+                               MPI_Count *event_timestamp);
+int PMPI_T_event_handle_alloc(int event_index, void *obj_handle,
+                              MPI_Info info,
+                              MPI_T_event_registration *event_registration);
+int PMPI_T_event_handle_free(MPI_T_event_registration event_registration,
+                             void *user_data,
+                             MPI_T_event_free_cb_function free_cb_function);
+int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration,
+                                 MPI_Info *info_used);
+int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration,
+                                 MPI_Info info);
+int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index,
+                      void *buffer);
+int PMPI_T_event_register_callback(MPI_T_event_registration event_registration,
+                                   MPI_T_cb_safety cb_safety, MPI_Info info,
+                                   void *user_data,
+                                   MPI_T_event_cb_function event_cb_function);
+int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
+                                     MPI_T_event_dropped_cb_function dropped_cb_function);
 int PMPI_T_finalize(void);
 int PMPI_T_init_thread(int required, int *provided);
 int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
@@ -2895,6 +2988,13 @@ int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
 int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
 int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle,
                       const void *buf);
+int PMPI_T_source_get_info(int source_index, char *name, int *name_len,
+                           char *desc, int *desc_len,
+                           MPI_T_source_order *ordering,
+                           MPI_Count *ticks_per_second, MPI_Count *max_ticks,
+                           MPI_Info *info);
+int PMPI_T_source_get_num(int *num_sources);
+int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
 
 /* Deprecated MPI-1 (profiling) */
 int PMPI_Address(void *location, MPI_Aint *address);
@@ -3152,6 +3252,15 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount,
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype,
                             int dest, int sendtag, int source, int recvtag,
                             MPI_Comm comm, MPI_Status *status);
+int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount,
+                     MPI_Datatype sendtype, int dest, int sendtag,
+                     void *recvbuf, MPI_Count recvcount,
+                     MPI_Datatype recvtype, int source, int recvtag,
+                     MPI_Comm comm, MPI_Request *request);
+int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count,
+                             MPI_Datatype datatype, int dest, int sendtag,
+                             int source, int recvtag, MPI_Comm comm,
+                             MPI_Request *request);
 int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
                  int dest, int tag, MPI_Comm comm);
 int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
@@ -3355,6 +3464,10 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype,
                            int dest, int sendtag, int source, int recvtag,
                            MPI_Comm comm, MPI_Request *request);
+int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler,
                       MPI_Session *session);

@@ -6,7 +6,9 @@
  * count, ANY_SOURCE); PROC_NULL on either side; many pairs at once
  * completed by MPI_Waitall; a pair freed with MPI_Request_free before it
  * ends; a receive half that truncates, which must fail the request with
- * MPI_ERR_TRUNCATE and leave the library usable.
+ * MPI_ERR_TRUNCATE and leave the library usable. The large-count forms
+ * MPI_Isendrecv_c and MPI_Isendrecv_replace_c: the same ring shifts with
+ * MPI_Count counts and a strided (resized) type for the replace form.
  */
 #include "mtest.h"
 
@@ -164,6 +166,58 @@ static void truncated(void)
 	ring_plain(3, 99);   /* still usable */
 }
 
+/* MPI_Isendrecv_c, then MPI_Isendrecv_replace_c of a strided type, n ints */
+static void ring_c(MPI_Count n, int seed)
+{
+	int me = mtest_rank, np = mtest_size, right = (me + 1) % np, left = (me + np - 1) % np;
+	int *s = mtest_malloc((size_t)(n + 1) * sizeof(int));
+	int *r = mtest_malloc((size_t)(2 * n + 1) * sizeof(int));
+	MPI_Datatype v;
+	MPI_Request req;
+	MPI_Status st;
+	MPI_Count got, i, bad = -1;
+
+	for (i = 0; i < n; i++)
+		s[i] = val(me, (int)(i % 1000003), seed);
+	memset(r, 0xff, (size_t)(n + 1) * sizeof(int));
+	MPI_Isendrecv_c(s, n, MPI_INT, right, 11, r, n + 1, MPI_INT, MPI_ANY_SOURCE, 11,
+			MPI_COMM_WORLD, &req);
+	MPI_Wait(&req, &st);
+	MPI_Get_count_c(&st, MPI_INT, &got);
+	for (i = 0; i < n && bad < 0; i++)
+		if (r[i] != val(left, (int)(i % 1000003), seed))
+			bad = i;
+	mtest_check(bad < 0, "Isendrecv_c n=%lld: element %lld wrong", (long long)n,
+		    (long long)bad);
+	mtest_check(st.MPI_SOURCE == left && st.MPI_TAG == 11 && got == n,
+		    "Isendrecv_c n=%lld: status source %d tag %d count %lld, want %d 11 %lld",
+		    (long long)n, st.MPI_SOURCE, st.MPI_TAG, (long long)got, left, (long long)n);
+	mtest_check(r[n] == -1, "Isendrecv_c n=%lld: wrote past the message", (long long)n);
+
+	/* every other int of 2n, in place */
+	MPI_Type_vector(1, 1, 2, MPI_INT, &v);
+	MPI_Type_create_resized(v, 0, 2 * sizeof(int), &v);
+	MPI_Type_commit(&v);
+	for (i = 0; i < 2 * n + 1; i++)
+		r[i] = i % 2 ? -5 : val(me, (int)(i / 2 % 1000003), seed + 1);
+	MPI_Isendrecv_replace_c(r, n, v, right, 12, left, 12, MPI_COMM_WORLD, &req);
+	MPI_Type_free(&v);
+	MPI_Wait(&req, &st);
+	MPI_Get_count_c(&st, MPI_INT, &got);
+	bad = -1;
+	for (i = 0; i < 2 * n + 1 && bad < 0; i++)
+		if (r[i] != (i % 2 ? -5 : i == 2 * n ? val(me, (int)(n % 1000003), seed + 1)
+						     : val(left, (int)(i / 2 % 1000003), seed + 1)))
+			bad = i;
+	mtest_check(bad < 0, "Isendrecv_replace_c n=%lld: int %lld wrong", (long long)n,
+		    (long long)bad);
+	mtest_check(st.MPI_SOURCE == left && st.MPI_TAG == 12 && got == n,
+		    "Isendrecv_replace_c n=%lld: status source %d tag %d count %lld",
+		    (long long)n, st.MPI_SOURCE, st.MPI_TAG, (long long)got);
+	free(s);
+	free(r);
+}
+
 int main(int argc, char **argv)
 {
 	int i;
@@ -173,6 +227,7 @@ int main(int argc, char **argv)
 		ring_plain(sizes[i], i);
 		ring_replace_plain(sizes[i], i + 10);
 		ring_replace_vector(sizes[i], i + 20);
+		ring_c(sizes[i], i + 30);
 	}
 	proc_null();
 	all_pairs(5);
