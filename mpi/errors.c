@@ -30,6 +30,7 @@
  */
 #include "mpiimpl.h"
 #include "pmi.h"
+#include "mtlock.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -147,12 +148,15 @@ int michi_errcode_new(int errclass, const char *msg)
 
 /* Added by the program: classes (their strings) and codes. */
 static char *user_class_str[1 << CLASS_BITS];
+static unsigned char user_class_free[1 << CLASS_BITS];   /* deleted, to reuse */
 static int user_class_next = USER_CLASS_FIRST;
 static struct {
-	int code;
+	int code;          /* 0: deleted (MPIX_Delete_error_code), to reuse */
 	char *str;
 } user_codes[USER_CODES_MAX];
 static int user_ncodes;
+static int user_codes_free[USER_CODES_MAX];   /* deleted slots, a stack */
+static int user_nfree;
 static int user_lastused;
 
 /* The index in user_class_str of an added class, or -1. */
@@ -160,7 +164,8 @@ static int user_class_index(int cls)
 {
 	int low = cls & ~DYN_BIT;
 
-	return (cls & DYN_BIT) && low >= USER_CLASS_FIRST && low < user_class_next ? low : -1;
+	return (cls & DYN_BIT) && low >= USER_CLASS_FIRST && low < user_class_next &&
+	       !user_class_free[low] ? low : -1;
 }
 
 static int class_valid(int cls)
@@ -173,7 +178,7 @@ static int user_code_index(int code)
 {
 	unsigned seq = ((unsigned)code & ~(unsigned)DYN_BIT) >> CLASS_BITS;
 
-	if (seq < USER_SEQ || seq - USER_SEQ >= (unsigned)user_ncodes ||
+	if (seq < USER_SEQ || seq - USER_SEQ >= (unsigned)user_ncodes || code == 0 ||
 	    user_codes[seq - USER_SEQ].code != code)
 		return -1;
 	return (int)(seq - USER_SEQ);
@@ -425,21 +430,30 @@ static void lastused(int v)
 
 int PMPI_Add_error_class(int *errorclass)
 {
+	int k;
+
 	MICHI_CHECK_INIT("MPI_Add_error_class");
 	if (ERRCHK && !errorclass)
 		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Add_error_class",
 				     "(errorclass=NULL): output pointer is NULL");
-	if (user_class_next >= 1 << CLASS_BITS)
+	for (k = USER_CLASS_FIRST; k < user_class_next && !user_class_free[k]; k++)
+		;
+	if (k >= 1 << CLASS_BITS)
 		return michi_mpi_err(NULL, MPI_ERR_OTHER, "MPI_Add_error_class",
 				     "(): all %d error classes a program may add are in use",
 				     (1 << CLASS_BITS) - USER_CLASS_FIRST);
-	*errorclass = user_class_next++ | DYN_BIT;
+	if (k == user_class_next)
+		user_class_next++;
+	user_class_free[k] = 0;
+	*errorclass = k | DYN_BIT;
 	lastused(*errorclass);
 	return MPI_SUCCESS;
 }
 
 int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
+	int k;
+
 	MICHI_CHECK_INIT("MPI_Add_error_code");
 	if (ERRCHK && !errorcode)
 		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Add_error_code",
@@ -447,14 +461,17 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
 	if (!class_valid(errorclass))
 		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPI_Add_error_code",
 				     "(errorclass=%d): not an error class", errorclass);
-	if (user_ncodes >= USER_CODES_MAX)
+	if (user_nfree)
+		k = user_codes_free[--user_nfree];
+	else if (user_ncodes < USER_CODES_MAX)
+		k = user_ncodes++;
+	else
 		return michi_mpi_err(NULL, MPI_ERR_OTHER, "MPI_Add_error_code",
 				     "(): all %d error codes a program may add are in use",
 				     USER_CODES_MAX);
-	user_codes[user_ncodes].code = errorclass | DYN_BIT |
-				       (int)((USER_SEQ + (unsigned)user_ncodes) << CLASS_BITS);
-	user_codes[user_ncodes].str = NULL;
-	*errorcode = user_codes[user_ncodes++].code;
+	user_codes[k].code = errorclass | DYN_BIT | (int)((USER_SEQ + (unsigned)k) << CLASS_BITS);
+	user_codes[k].str = NULL;
+	*errorcode = user_codes[k].code;
 	return MPI_SUCCESS;
 }
 
@@ -486,6 +503,97 @@ int PMPI_Add_error_string(int errorcode, const char *string)
 		return michi_mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Add_error_string", "(): no memory");
 	return MPI_SUCCESS;
 }
+
+/*
+ * MPICH's MPIX_Delete_error_class/_code/_string (MPI-4.1 names them
+ * MPI_Remove_error_*): what the program added goes, and its number may be
+ * handed out again. A class goes only once no added code is in it; a
+ * string goes back to the empty one. They take util/mtlock.h's lock
+ * themselves, as no generated wrapper covers MPIX_ names.
+ */
+static int delete_string(int errorcode)
+{
+	int k = errorcode >= 0 ? user_code_index(errorcode) : -1;
+	char **slot;
+
+	if (k >= 0)
+		slot = &user_codes[k].str;
+	else if ((k = user_class_index(errorcode)) >= 0)
+		slot = &user_class_str[k];
+	else
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPIX_Delete_error_string",
+				     "(errorcode=%d): not a class or code the program added",
+				     errorcode);
+	free(*slot);
+	*slot = NULL;
+	return MPI_SUCCESS;
+}
+
+static int delete_code(int errorcode)
+{
+	int k = errorcode >= 0 ? user_code_index(errorcode) : -1;
+
+	if (k < 0)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPIX_Delete_error_code",
+				     "(errorcode=%d): not a code the program added", errorcode);
+	free(user_codes[k].str);
+	user_codes[k].str = NULL;
+	user_codes[k].code = 0;
+	user_codes_free[user_nfree++] = k;
+	return MPI_SUCCESS;
+}
+
+static int delete_class(int errorclass)
+{
+	int k = user_class_index(errorclass), i;
+
+	if (k < 0)
+		return michi_mpi_err(NULL, MPI_ERR_ARG, "MPIX_Delete_error_class",
+				     "(errorclass=%d): not a class the program added", errorclass);
+	for (i = 0; i < user_ncodes; i++)
+		if (user_codes[i].code && code_class(user_codes[i].code) == errorclass)
+			return michi_mpi_err(NULL, MPI_ERR_ARG, "MPIX_Delete_error_class",
+					     "(errorclass=%d): code %d of this class is still in "
+					     "use; delete the codes first",
+					     errorclass, user_codes[i].code);
+	free(user_class_str[k]);
+	user_class_str[k] = NULL;
+	user_class_free[k] = 1;
+	return MPI_SUCCESS;
+}
+
+static int delete_locked(int (*fn)(int), int arg, const char *fname)
+{
+	int rc;
+
+	if (!michi_state.active)
+		return michi_not_initialized(fname);
+	if (michi_mt)
+		michi_mt_lock();
+	rc = fn(arg);
+	if (michi_mt)
+		michi_mt_unlock();
+	return rc;
+}
+
+int PMPIX_Delete_error_class(int errorclass)
+{
+	return delete_locked(delete_class, errorclass, "MPIX_Delete_error_class");
+}
+
+int PMPIX_Delete_error_code(int errorcode)
+{
+	return delete_locked(delete_code, errorcode, "MPIX_Delete_error_code");
+}
+
+int PMPIX_Delete_error_string(int errorcode)
+{
+	return delete_locked(delete_string, errorcode, "MPIX_Delete_error_string");
+}
+
+int MPIX_Delete_error_class(int errorclass) __attribute__((weak, alias("PMPIX_Delete_error_class")));
+int MPIX_Delete_error_code(int errorcode) __attribute__((weak, alias("PMPIX_Delete_error_code")));
+int MPIX_Delete_error_string(int errorcode) __attribute__((weak, alias("PMPIX_Delete_error_string")));
 
 static int errhandler_ok(MPI_Errhandler eh)
 {

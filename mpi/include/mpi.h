@@ -3709,6 +3709,16 @@ int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf,
                                    MPI_Request *request);
 /* @generated prototypes end */
 
+/* MPICH's extensions that programs built against MPICH 4.0 call (its
+ * test suite among them, once MPI_VERSION is 4): removing what
+ * MPI_Add_error_class/_code/_string added (MPI-4.1's MPI_Remove_error_*). */
+int MPIX_Delete_error_class(int errorclass);
+int MPIX_Delete_error_code(int errorcode);
+int MPIX_Delete_error_string(int errorcode);
+int PMPIX_Delete_error_class(int errorclass);
+int PMPIX_Delete_error_code(int errorcode);
+int PMPIX_Delete_error_string(int errorcode);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -114,5 +114,44 @@ int main(int argc, char **argv)
 			    "after both frees the handler saw %d, want %d", seen_code, code[1][2]);
 		MPI_Comm_free(&dup);
 	}
+
+	/* MPICH's MPIX_Delete_error_* (MPI-4.1's MPI_Remove_error_*): adding
+	 * and deleting more classes and codes than a program may hold at once
+	 * works, as numbers are reused; a class with a code left in it, and a
+	 * deleted one, are refused */
+	{
+		int k, c2, cd[3], rc, bad = 0;
+
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+		for (k = 0; k < 5000 && !bad; k++) {
+			bad |= MPI_Add_error_class(&c2) != MPI_SUCCESS;
+			for (j = 0; j < 3; j++) {
+				bad |= MPI_Add_error_code(c2, &cd[j]) != MPI_SUCCESS;
+				bad |= MPI_Add_error_string(cd[j], "to be deleted") != MPI_SUCCESS;
+			}
+			for (j = 0; j < 3; j++) {
+				bad |= MPIX_Delete_error_string(cd[j]) != MPI_SUCCESS;
+				bad |= MPIX_Delete_error_code(cd[j]) != MPI_SUCCESS;
+			}
+			bad |= MPIX_Delete_error_class(c2) != MPI_SUCCESS;
+		}
+		mtest_check(!bad, "add and delete failed in round %d of 5000", k);
+		MPI_Add_error_class(&c2);
+		MPI_Add_error_code(c2, &cd[0]);
+		rc = MPIX_Delete_error_class(c2);
+		mtest_check(rc != MPI_SUCCESS, "a class with a code in it was deleted");
+		mtest_check(MPIX_Delete_error_code(cd[0]) == MPI_SUCCESS, "deleting a code failed");
+		mtest_check(MPIX_Delete_error_code(cd[0]) != MPI_SUCCESS,
+			    "a deleted code was deleted again");
+		mtest_check(MPIX_Delete_error_class(c2) == MPI_SUCCESS, "deleting a class failed");
+		mtest_check(MPIX_Delete_error_class(c2) != MPI_SUCCESS,
+			    "a deleted class was deleted again");
+		mtest_check(MPIX_Delete_error_class(MPI_ERR_TRUNCATE) != MPI_SUCCESS,
+			    "a predefined class was deleted");
+		MPI_Error_string(code[2][1], got, &len);
+		mtest_check(!strcmp(got, "code 2.1 of the test"),
+			    "a code added before the deletions reads \"%s\"", got);
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+	}
 	return mtest_finalize();
 }
