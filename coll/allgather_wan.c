@@ -67,8 +67,11 @@ int coll_build_allgather_wan(struct coll_sched *s, const void *sbuf, size_t slen
 		if (coll_sched_copy(s, mine, stage + off[rank], mylen))
 			return -1;
 		for (j = lane + p; j < ns; j += p) {
+			size_t l;
+
 			i = ss->members[ss->first[me] + j];
-			if (coll_sched_recv(s, stage + off[i], coll_v_count(v, i, ucount) * extent, j))
+			l = coll_v_count(v, i, ucount) * extent;
+			if (coll_sched_recv(s, stage + off[i], l, j))
 				return -1;
 		}
 	}

@@ -112,10 +112,13 @@ int coll_build_alltoall_wan(struct coll_sched *s, const void *sbuf, const struct
 			    !(y[t] = coll_sched_tmp(s, (size_t)ct * ns * B)))
 				return -1;
 			for (m = 0; m < cnt; m++)
-				for (i = 0; i < nt; i++)
-					if (coll_sched_copy(s, g + ((size_t)m * remote + roff[t] + i) * B,
+				for (i = 0; i < nt; i++) {
+					size_t from = (size_t)m * remote + roff[t] + i;
+
+					if (coll_sched_copy(s, g + from * B,
 							    pack + ((size_t)m * nt + i) * B, B))
 						return -1;
+				}
 			if (coll_sched_send(s, pack, (size_t)cnt * nt * B, t) ||
 			    coll_sched_recv(s, y[t], (size_t)ct * ns * B, t))
 				return -1;

@@ -216,7 +216,8 @@ static void test_alltoall(MPI_Comm c, int salt)
 			}
 			for (int j = 0; j < n && !bad; j++)
 				for (int i = 0; i < bl && !bad; i++)
-					bad = r[(size_t)j * bl + i] != int_of(j * n + rank, (size_t)i, salt);
+					bad = r[(size_t)j * bl + i] !=
+					      int_of(j * n + rank, (size_t)i, salt);
 			CHECK(!bad, "alltoall of %d ints (form %d) wrong", cname, lanes, bl, form);
 			free(s);
 			free(r);
@@ -256,7 +257,8 @@ static void test_reduce(MPI_Comm c, int salt, MPI_Op matop, MPI_Datatype mat)
 	MPI_Comm_size(c, &n);
 	for (int ci = 0; ci < 3; ci++) {
 		int cnt = counts[ci], bad = 0;
-		int *s = mtest_malloc((size_t)cnt * sizeof(int)), *r = mtest_malloc((size_t)cnt * sizeof(int));
+		int *s = mtest_malloc((size_t)cnt * sizeof(int));
+		int *r = mtest_malloc((size_t)cnt * sizeof(int));
 		MPI_Request q = MPI_REQUEST_NULL;
 
 		for (int i = 0; i < cnt; i++)
@@ -275,8 +277,8 @@ static void test_reduce(MPI_Comm c, int salt, MPI_Op matop, MPI_Datatype mat)
 			} else {   /* in place at the root */
 				if (rank == root)
 					memcpy(r, s, (size_t)cnt * sizeof(int));
-				MPI_Reduce(rank == root ? MPI_IN_PLACE : s, r, cnt, MPI_INT, MPI_SUM,
-					   root, c);
+				MPI_Reduce(rank == root ? MPI_IN_PLACE : s, r, cnt, MPI_INT,
+					   MPI_SUM, root, c);
 			}
 			for (int i = 0; rank == root && i < cnt && !bad; i++) {
 				int64_t want = 0;
@@ -292,7 +294,8 @@ static void test_reduce(MPI_Comm c, int salt, MPI_Op matop, MPI_Datatype mat)
 			if (form == 0) {
 				MPI_Allreduce(s, r, cnt, MPI_INT, MPI_SUM, c);
 			} else if (form == 1) {
-				MPI_Allreduce_init(s, r, cnt, MPI_INT, MPI_SUM, c, MPI_INFO_NULL, &q);
+				MPI_Allreduce_init(s, r, cnt, MPI_INT, MPI_SUM, c, MPI_INFO_NULL,
+						   &q);
 				MPI_Start(&q);
 				MPI_Wait(&q, MPI_STATUS_IGNORE);
 				MPI_Start(&q);
@@ -311,7 +314,8 @@ static void test_reduce(MPI_Comm c, int salt, MPI_Op matop, MPI_Datatype mat)
 					want += int_of(j, (size_t)i, salt);
 				bad = r[i] != (int)want;
 			}
-			CHECK(!bad, "allreduce of %d ints (form %d) wrong", cname, lanes, cnt, form);
+			CHECK(!bad, "allreduce of %d ints (form %d) wrong", cname, lanes, cnt,
+			      form);
 		}
 		free(s);
 		free(r);
