@@ -536,8 +536,8 @@ MICHI_TUNABLE(alltoall_long, "coll_alltoall_long_bytes", MICHI_T_SIZE, "131072",
 	      "go to one peer per step (pairwise), except on one host whose ranks outnumber "
 	      "its processors");
 
-static size_t alltoall_wan_bytes = 8192;
-MICHI_TUNABLE(alltoall_wan_bytes, "coll_alltoall_wan_bytes", MICHI_T_SIZE, "8192",
+static size_t alltoall_wan_bytes = 1024;
+MICHI_TUNABLE(alltoall_wan_bytes, "coll_alltoall_wan_bytes", MICHI_T_SIZE, "1024",
 	      MICHI_LEVEL_TUNER, "largest alltoall block (bytes) that crosses sites combined "
 	      "over lanes (wan, auto)");
 
@@ -565,10 +565,11 @@ static const struct coll_algo alltoall_rows[] = {
 	 * (no fewer than the lanes), without the lanes' two hops inside the
 	 * sites. On the emulated two-sites testbed (4 + 4 hosts, 5 ms, a
 	 * loaded 2-core machine, medians of 9 in two runs) 64-byte blocks
-	 * took 112 and 138 ms against 172 and 184 (scattered), 8 KiB 152
-	 * and 53 against 104 and 100, 128 KiB 1419 and 1107 against 634 and
-	 * 629. The v forms (counts known at their two ends only) take the
-	 * rows below. */
+	 * took 112, 138, 87 and 73 ms in four runs against 172, 184, 139 and
+	 * 129 (scattered); 8 KiB 152, 53, 146 and 119 against 104, 100, 97
+	 * and 104; 128 KiB 1419 and 1107 against 634 and 629. Sizes between
+	 * were not measured: the automatic choice stops at 1 KiB. The v forms
+	 * (counts known at their two ends only) take the rows below. */
 	{ "wan", NEED_SITES | NEED_UNIFORM, 0, 0, NULL, NULL, &alltoall_wan_bytes,
 	  { .alltoall = coll_build_alltoall_wan } },
 	/* ranks outnumbering the cores of their one host: every block at
