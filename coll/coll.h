@@ -96,6 +96,7 @@ enum coll_tag {
 	COLL_TAG_NEIGHBOR,
 	COLL_TAG_CTX,          /* context-id agreement of a communicator */
 	COLL_TAG_HOSTS,        /* the leaders' phase of a node-aware algorithm */
+	COLL_TAG_SITES,        /* the lanes' phase of a grid-aware algorithm */
 	COLL_TAG_MAX = 32      /* tags below it */
 };
 
@@ -338,6 +339,29 @@ int coll_build_gatherv_lanes(struct coll_sched *s, const void *sbuf, size_t slen
 			     const struct coll_v *v, size_t ucount, size_t extent, int root);
 struct lanes_params;
 const struct lanes_params *coll_lanes_params(const struct coll_comm *c);
+
+/*
+ * Grid-aware algorithms (s->c.sites says the sites, more than one): the
+ * data goes inside each site to P lanes (coll/wan.c), crosses the
+ * wide-area network once over the P lanes at the same time, and spreads
+ * inside each site; each phase runs the algorithm its table chooses.
+ * Reduce and allreduce need an op that commutes, alltoall blocks of one
+ * size.
+ */
+int coll_build_barrier_wan(struct coll_sched *s);
+int coll_build_bcast_wan(struct coll_sched *s, void *buf, size_t len, int root);
+int coll_build_reduce_wan(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count,
+			  int root);
+int coll_build_allreduce_wan(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
+int coll_build_allgather_wan(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+			     const struct coll_v *v, size_t ucount, size_t extent);
+int coll_build_alltoall_wan(struct coll_sched *s, const void *sbuf, const struct coll_v *sv,
+			    size_t sucount, size_t sext, void *rbuf, const struct coll_v *rv,
+			    size_t rucount, size_t rext);
+/* The lanes a grid-aware call that moves `bytes` across sites uses: from
+ * 1 to the ranks of the smallest site, the same on every rank (the
+ * coll_wan_lanes tunables; the hook for the cost model). */
+int coll_wan_lanes(const struct coll_sites *ss, size_t bytes);
 
 /*
  * Selection (coll/select.c): each collective's table of the algorithms

@@ -109,6 +109,20 @@ int coll_sched_hosts(struct coll_sched *s);
 /* The hosts of a view of ranks each on a host of its own. */
 extern const struct coll_hosts coll_hosts_apart;
 
+/* The grid-aware algorithms' views (coll/wan.c), set before their first
+ * step from s->c.sites: s->c becomes this rank's site, ranks in lane
+ * order (the collective's tag), and the other view its lane across the
+ * sites (COLL_TAG_SITES: rank t is this lane's rank in site t), empty
+ * (size 0) on a rank whose lane is `lanes` or more; neither with sites to
+ * be aware of. Returns 0, or <0 out of memory. */
+int coll_sched_sites(struct coll_sched *s, int lanes);
+/* The cut of total units into p nearly equal parts, part k being
+ * [bound[k], bound[k + 1]) (p + 1 entries, scratch of s). */
+size_t *coll_wan_bounds(struct coll_sched *s, size_t total, int p);
+/* A v layout over n ranks in which rank k < p holds part k of bound and
+ * the others nothing (scratch of s). */
+struct coll_v *coll_wan_lane_v(struct coll_sched *s, const size_t *bound, int p, int n);
+
 /* Builders. Each returns 0, or <0 when out of memory (the schedule then
  * fails when started). */
 int coll_sched_send(struct coll_sched *s, const void *buf, size_t len, int peer);

@@ -84,6 +84,10 @@ static const struct {
 	{ "coll_lanes_p", MPI_T_SCOPE_ALL_EQ },
 	{ "coll_lanes_params", MPI_T_SCOPE_ALL_EQ },
 	{ "coll_lanes_v_bytes", MPI_T_SCOPE_ALL_EQ },
+	/* the grid-aware collectives' lanes (coll/wan.c) */
+	{ "coll_wan_lanes", MPI_T_SCOPE_ALL_EQ },
+	{ "coll_wan_lanes_max", MPI_T_SCOPE_ALL_EQ },
+	{ "coll_wan_lane_bytes", MPI_T_SCOPE_ALL_EQ },
 	/* the receiver alone decides to split a rendezvous */
 	{ "rndv_split_min", MPI_T_SCOPE_LOCAL },
 	{ "mtmi_finalize_timeout", MPI_T_SCOPE_LOCAL },
