@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "lanes_model.h"
+#include "lanes_params.h"
 #include "schedule.h"
 
 static const char *lanes_params_str = "";
@@ -99,9 +100,18 @@ static int plan_make(struct coll_sched *s, struct plan *pl, int root, size_t ble
 			pl->base[t] = 0;
 			continue;
 		}
-		if (lanes_p > 0)
+		if (lanes_p > 0) {
 			P = lanes_p < sup ? lanes_p : sup;
-		else if (gather)
+		} else if (!(lanes_params_str && *lanes_params_str)) {
+			/* measured ones: a profile, the first use's, refined
+			 * (coll/lanes_params.h); the defaults without memory */
+			const struct lanes_params *mp = lanes_params_for(&s->c, pl->rsite, t);
+
+			if (!mp)
+				mp = lp;
+			P = gather ? lanes_choose_gather(mp, pl->n0, n1, (double)blen)
+				   : lanes_choose(mp, pl->n0, n1, (double)blen);
+		} else if (gather)
 			P = lanes_choose_gather(lp, pl->n0, n1, (double)blen);
 		else
 			P = lanes_choose(lp, pl->n0, n1, (double)blen);

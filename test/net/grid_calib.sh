@@ -76,7 +76,7 @@ grep -q " No Errors" "$WORK/fu" || fail "grid_params: $(cat "$WORK/fu" "$WORK/fu
 fu=$(grep -h "lanes: sites site0 and site1 (measured at first use)" "$WORK/fu" "$WORK/fu.err" | head -1)
 [ -n "$fu" ] || fail "no lanes line at MICHI_LOG=info: $(cat "$WORK/fu.err")"
 echo "first use: ${fu#*lanes: }"
-Lcal=$(echo "$line" | sed -n 's/.* L=\([^ ]*\) .*/\1/p')
+Lcal=$(echo "$line" | sed -n 's/.* L=\([^,]*\),.*/\1/p')
 Lfu=$(echo "$fu" | sed -n 's/.*: L \([0-9.e+-]*\) ms.*/\1/p')
 awk -v c="$Lcal" -v f="$Lfu" 'BEGIN { c *= 1e3; exit !(f > 0.7 * c && f < 1.3 * c) }' ||
 	fail "first use L $Lfu ms, calibration $Lcal s"
