@@ -14,6 +14,7 @@
  *     b_WAN(2), within any lanes_refine_every calls, by the moving average's
  *     weight, identically on every rank (observations made on some ranks
  *     only: the allreduce brings them to all);
+ *   - more than two sites: every pair has its own, agreed alike;
  *   - a communicator inside one site has none.
  * Michi only (the functions are Michi's); skips elsewhere.
  */
@@ -73,8 +74,8 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	per = getenv("MICHI_COLL_SITE_RANKS") ? atoi(getenv("MICHI_COLL_SITE_RANKS")) : 0;
-	if (per < 1 || size <= per || size > 2 * per)
-		mtest_skip("needs MICHI_COLL_SITE_RANKS=k and k+1..2k ranks (two sites)");
+	if (per < 1 || size <= per)
+		mtest_skip("needs MICHI_COLL_SITE_RANKS=k and more than k ranks (two sites or more)");
 	if (profile && rank == 0) {
 		FILE *f = fopen(path, "w");
 
@@ -83,9 +84,33 @@ int main(int argc, char **argv)
 				  "pair site0 site7 L=1,alpha=1,b_lan=1,b_wan=1\n") < 0 || fclose(f))
 			mtest_error("cannot write %s", path);
 	}
-	if (get(MPI_COMM_WORLD, &p) != size - per)
-		mtest_error("b_WAN(P) for %d P, not the smaller site's %d", p.n, size - per);
+	if (get(MPI_COMM_WORLD, &p) != (size - per < per ? size - per : per))
+		mtest_error("b_WAN(P) for %d P, not the smaller site's %d", p.n,
+			    size - per < per ? size - per : per);
 	same_everywhere(MPI_COMM_WORLD, &p, "first use");
+	/* more than two sites: every pair agreed at the first call, both ways */
+	{
+		int ns = (size + per - 1) / per, sa, sb;
+
+		for (sa = 0; sa < ns; sa++)
+			for (sb = 0; sb < ns; sb++) {
+				int na = sa < ns - 1 ? per : size - sa * per;
+				int nb = sb < ns - 1 ? per : size - sb * per;
+				struct params r;
+				char what[64];
+
+				if (sa == sb || (sa == 0 && sb == 1) || (sa == 1 && sb == 0 && ns == 2))
+					continue;
+				memset(&r, 0, sizeof(r));
+				r.n = michi_grid_params(MPI_COMM_WORLD, sa, sb, &r.L, &r.alpha, &r.b_lan,
+							r.b_wan, NB);
+				if (r.n != (na < nb ? na : nb) || !(r.L > 0) || !(r.b_wan[0] > 0))
+					mtest_error("sites %d-%d: %d b_wan entries (want %d), L %g", sa,
+						    sb, r.n, na < nb ? na : nb, r.L);
+				snprintf(what, sizeof(what), "sites %d-%d", sa, sb);
+				same_everywhere(MPI_COMM_WORLD, &r, what);
+			}
+	}
 	if (profile) {
 		if (fabs(p.L - 0.004) > 1e-15 || fabs(p.alpha - 0.0002) > 1e-15 || p.b_lan != 12500000 ||
 		    p.b_wan[0] != 3e6)
@@ -124,7 +149,7 @@ int main(int argc, char **argv)
 			mtest_error("the refinement changed more than b_wan(2)");
 	}
 	/* a communicator inside one site has no lanes */
-	MPI_Comm_split(MPI_COMM_WORLD, rank < per, rank, &half);
+	MPI_Comm_split(MPI_COMM_WORLD, rank / per, rank, &half);
 	if (get(half, &q) != -1)
 		mtest_error("a communicator of one site got parameters (%d)", q.n);
 	MPI_Comm_free(&half);
