@@ -203,6 +203,8 @@ int michi_grid_calibrate(const char *out, size_t bytes, int verbose)
 	int me, nsites, npairs, sa, sb, ne = 0, rc = 0;
 	char *buf;
 	double t_all = PMPI_Wtime();
+	/* the report beside the profile, or apart from it on standard output */
+	FILE *rep = out && strcmp(out, "-") ? stdout : stderr;
 
 	PMPI_Comm_rank(w, &me);
 	michi_coll_comm(wc, &cc);
@@ -214,6 +216,15 @@ int michi_grid_calibrate(const char *out, size_t bytes, int verbose)
 				"site=, or MICHI_COLL_SITE_RANKS)\n");
 		return 2;
 	}
+	for (sa = 0; sa < ss->nsites; sa++)
+		for (sb = sa + 1; sb < ss->nsites; sb++)
+			if (ss->first[sa + 1] - ss->first[sa] < 2 && ss->first[sb + 1] - ss->first[sb] < 2) {
+				if (me == 0)
+					fprintf(stderr, "michi_info --calibrate-grid: sites %d and %d have one "
+						"rank each: alpha and b_LAN need two ranks of one of them "
+						"(one a host)\n", sa, sb);
+				return 2;
+			}
 	if (bytes < 4 * CAL_CHUNK)
 		bytes = 4 * CAL_CHUNK;
 	bytes = (bytes + CAL_CHUNK - 1) / CAL_CHUNK * CAL_CHUNK;
@@ -281,11 +292,12 @@ int michi_grid_calibrate(const char *out, size_t bytes, int verbose)
 			for (P = 1; P <= psup; P++)
 				x->p.b_wan[P - 1] = sum[3 + P];
 			if (me == 0) {
-				printf("calibrate: %s - %s: %d+%d ranks, %.2f s: L %.3f ms, alpha %.3f ms, "
-				       "b_lan %.2f Mb/s\n", x->a, x->b, na, nb, PMPI_Wtime() - t_pair,
+				fprintf(rep, "calibrate: %s - %s: %d+%d ranks, %.2f s: L %.3f ms, "
+					"alpha %.3f ms, b_lan %.2f Mb/s\n", x->a, x->b, na, nb, PMPI_Wtime() - t_pair,
 				       x->p.L * 1e3, x->p.alpha * 1e3, x->p.b_lan * 8e-6);
 				for (P = 1; P <= psup; P++)
-					printf("calibrate:   P=%d: b_wan %.2f Mb/s a lane, %.2f Mb/s in all\n",
+					fprintf(rep, "calibrate:   P=%d: b_wan %.2f Mb/s a lane, %.2f Mb/s "
+						"in all\n",
 					       P, x->p.b_wan[P - 1] * 8e-6, P * x->p.b_wan[P - 1] * 8e-6);
 			}
 		}
@@ -305,7 +317,7 @@ int michi_grid_calibrate(const char *out, size_t bytes, int verbose)
 					strerror(errno));
 				rc = 1;
 			}
-			printf("calibrate: %d pair(s) of sites in %.1f s%s%s\n", ne,
+			fprintf(rep, "calibrate: %d pair(s) of sites in %.1f s%s%s\n", ne,
 			       PMPI_Wtime() - t_all, f != stdout ? ", profile " : "",
 			       f != stdout ? out : "");
 		}
