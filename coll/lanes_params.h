@@ -64,7 +64,12 @@ int lanes_profile_find(const struct lanes_profile_entry *e, int n, const char *a
 void lanes_params_interpolate(struct lanes_params *p, int pmax, double b1, int pm, double bpm);
 
 /* One refinement step: b_WAN(P) moves a fraction w (0 < w <= 1) of the
- * way towards rate, the mean per-lane rate the job observed at P lanes. */
+ * way towards rate, the mean per-lane rate the job observed at P lanes;
+ * then no fewer lanes get less each, and no more lanes more each, than
+ * b_WAN(P) (lanes share the path: one lane's rate does not grow with
+ * their number). Only the P a job chooses is observed: a b_WAN(Q) that
+ * an unobserved Q has too low is corrected only as far as this bound
+ * goes. */
 void lanes_params_refine(struct lanes_params *p, int P, double rate, double w);
 
 /* The lanes state of a communicator that spans sites: kept in its

@@ -180,9 +180,19 @@ void lanes_params_interpolate(struct lanes_params *p, int pmax, double b1, int p
 
 void lanes_params_refine(struct lanes_params *p, int P, double rate, double w)
 {
+	int Q;
+
 	if (P < 1 || P > p->pmax || !(rate > 0) || !(w > 0))
 		return;
 	if (w > 1)
 		w = 1;
 	p->b_wan[P - 1] += w * (rate - p->b_wan[P - 1]);
+	/* one lane of fewer gets no less, one of more no more: what P lanes
+	 * showed bounds the P that were not observed */
+	for (Q = 1; Q < P; Q++)
+		if (p->b_wan[Q - 1] < p->b_wan[P - 1])
+			p->b_wan[Q - 1] = p->b_wan[P - 1];
+	for (Q = P + 1; Q <= p->pmax; Q++)
+		if (p->b_wan[Q - 1] > p->b_wan[P - 1])
+			p->b_wan[Q - 1] = p->b_wan[P - 1];
 }
