@@ -333,6 +333,13 @@ int coll_build_scatter_lanes(struct coll_sched *s, const void *sbuf, const struc
 			     size_t ucount, size_t extent, void *rbuf, size_t rlen, int root);
 int coll_build_gather_lanes(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
 			    const struct coll_v *v, size_t ucount, size_t extent, int root);
+/* The v forms (blocks of any sizes, which only the root knows): headers
+ * of sizes travel ahead of the lanes; P from the model at the nominal
+ * block coll_lanes_v_bytes. */
+int coll_build_scatterv_lanes(struct coll_sched *s, const void *sbuf, const struct coll_v *v,
+			      size_t ucount, size_t extent, void *rbuf, size_t rlen, int root);
+int coll_build_gatherv_lanes(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+			     const struct coll_v *v, size_t ucount, size_t extent, int root);
 struct lanes_params;
 const struct lanes_params *coll_lanes_params(const struct coll_comm *c);
 

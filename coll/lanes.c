@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * coll/lanes.c: multilane Scatter and Gather across sites (paper A §4.1;
- * GRID.md §1.3), for blocks of one size.
+ * GRID.md §1.3), blocks of one size here, the v forms further down.
  *
  * The root's site sends (Scatter) or receives (Gather) every other
  * site's blocks over P lanes per far site: lane k of a far site runs
@@ -13,7 +13,9 @@
  * numbered over the far sites in site order and lane g goes to sender
  * g mod n0, so the root keeps lane 0 and, with more than two sites, the
  * senders are shared out. P per far site comes from the cost model
- * (coll/lanes_model.h) with the communicator's parameters, or the
+ * (coll/lanes_model.h) with the communicator's parameters, each far
+ * site's as if it were the only one (n0 and its own size; the model
+ * has no term for far sites sharing the root's senders), or the
  * coll_lanes_p tunable; every input is the same on every rank (sites,
  * root, block size), so every rank builds the same lanes.
  *
@@ -27,7 +29,6 @@
  * own to the root; the root receives everything straight into place
  * (its own lanes through one buffer).
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "lanes_model.h"
@@ -53,7 +54,9 @@ static const char *params_seen;
  * write changes it. */
 const struct lanes_params *coll_lanes_params(const struct coll_comm *c)
 {
-	(void)c;   /* one set per job until a calibration profile gives more */
+	/* one set per job until a calibration profile gives more; like
+	 * the tables' forced rows (coll/select.c), re-read without a lock */
+	(void)c;
 	if (likely(params_seen && params_seen == lanes_params_str))
 		return &params;
 	params_seen = lanes_params_str;
@@ -476,6 +479,450 @@ int coll_build_gather_lanes(struct coll_sched *s, const void *sbuf, size_t slen,
 			if (coll_sched_copy(s, tmps[n] + (size_t)i * blen, (char *)rbuf +
 					    (size_t)lane_rank(&pl, t, k, i) * blen, blen))
 				return -1;
+	}
+	return 0;
+}
+
+/*
+ * The v forms. Only the root knows the blocks' sizes, so the lanes carry
+ * them: a header of one uint64_t per block goes ahead of each lane's data
+ * (root to sender, sender to Dep_recv in Scatterv; each far rank to its
+ * Dep_recv, Dep_recv to sender in Gatherv), and a call step between the
+ * header's round and the data's sizes the rank's buffer and patches the
+ * steps that follow (struct vpatch). A persistent schedule patches again
+ * at every start, reusing its buffer. Which ranks are lanes cannot hang
+ * on sizes that only the root has, so P comes from the model at the
+ * nominal block coll_lanes_v_bytes (or coll_lanes_p).
+ */
+static size_t lanes_v_bytes = 1048576;
+MICHI_TUNABLE(lanes_v_bytes, "coll_lanes_v_bytes", MICHI_T_SIZE, "1048576", MICHI_LEVEL_TUNER,
+	      "block size (bytes) at which the cost model chooses the lanes of a multilane "
+	      "scatterv or gatherv, whose block sizes only the root knows");
+
+enum { VP_SRC, VP_DST };
+
+struct vpatch {
+	uint64_t *sz;          /* nb block sizes: a header received here */
+	size_t *off;           /* their offsets in buf (nb + 1) */
+	int nb;
+	char *buf;
+	size_t cap;
+	int *bstep;            /* per block: the step on its bytes, or -1 */
+	uint8_t *bkind;        /* VP_SRC: the step reads buf, VP_DST: writes it */
+	size_t own_cap;        /* a copy out of buf: the room where it goes */
+	int nseg;              /* steps on a run of whole blocks */
+	int *sfirst, *sn, *sstep;
+};
+
+static struct vpatch *vpatch_new(struct coll_sched *s, int nb, int nseg)
+{
+	struct vpatch *p = coll_sched_tmp(s, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	memset(p, 0, sizeof(*p));
+	p->nb = nb;
+	p->nseg = nseg;
+	p->own_cap = (size_t)-1;
+	if (!(p->sz = coll_sched_tmp(s, (size_t)nb * sizeof(uint64_t) + 1)) ||
+	    !(p->off = coll_sched_tmp(s, ((size_t)nb + 1) * sizeof(size_t))) ||
+	    !(p->bstep = coll_sched_tmp(s, (size_t)nb * sizeof(int) + 1)) ||
+	    !(p->bkind = coll_sched_tmp(s, (size_t)nb + 1)) ||
+	    !(p->sfirst = coll_sched_tmp(s, 3 * (size_t)nseg * sizeof(int) + 1)))
+		return NULL;
+	p->sn = p->sfirst + nseg;
+	p->sstep = p->sn + nseg;
+	memset(p->bstep, 0xff, (size_t)nb * sizeof(int));
+	return p;
+}
+
+static void vpatch_block(struct coll_sched *s, struct vpatch *p, int b, int kind)
+{
+	p->bstep[b] = s->nsteps - 1;
+	p->bkind[b] = (uint8_t)kind;
+}
+
+static void vpatch_seg(struct coll_sched *s, struct vpatch *p, int i, int first, int n)
+{
+	p->sfirst[i] = first;
+	p->sn[i] = n;
+	p->sstep[i] = s->nsteps - 1;
+}
+
+static michi_status_t vpatch_run(struct coll_sched *s, void *arg)
+{
+	struct vpatch *p = arg;
+	int b, i;
+
+	p->off[0] = 0;
+	for (b = 0; b < p->nb; b++)
+		p->off[b + 1] = p->off[b] + (size_t)p->sz[b];
+	if (p->off[p->nb] > p->cap) {
+		if (!(p->buf = coll_sched_tmp(s, p->off[p->nb])))
+			return s->error;
+		p->cap = p->off[p->nb];
+	}
+	for (b = 0; b < p->nb; b++) {
+		struct coll_step *st;
+
+		if (p->bstep[b] < 0)
+			continue;
+		st = &s->steps[p->bstep[b]];
+		st->len = (size_t)p->sz[b];
+		if (p->bkind[b] == VP_DST) {
+			st->dst = p->buf + p->off[b];
+			continue;
+		}
+		st->src = p->buf + p->off[b];
+		if (st->op == CS_COPY && st->len > p->own_cap)
+			return michi_err(MICHI_ERR_TRUNCATE, "scatterv: a %zu-byte block for a "
+					 "rank that receives %zu", st->len, p->own_cap);
+	}
+	for (i = 0; i < p->nseg; i++) {
+		struct coll_step *st = &s->steps[p->sstep[i]];
+
+		st->src = st->dst = p->buf + p->off[p->sfirst[i]];
+		st->len = p->off[p->sfirst[i] + p->sn[i]] - p->off[p->sfirst[i]];
+	}
+	return MICHI_OK;
+}
+
+/* Blocks on sender j's lanes, all together. */
+static int sender_blocks(const struct plan *pl, int j)
+{
+	int g, t, k, nb = 0;
+
+	for (g = j; g < pl->nlanes; g += pl->n0) {
+		lane_of_global(pl, g, &t, &k);
+		nb += lane_len(pl, t, k);
+	}
+	return nb;
+}
+
+int coll_build_scatterv_lanes(struct coll_sched *s, const void *sbuf, const struct coll_v *v,
+			      size_t ucount, size_t extent, void *rbuf, size_t rlen, int root)
+{
+	struct plan pl;
+	const struct coll_sites *ss = s->c.sites;
+	int me = s->c.rank, mysite = ss->site[me], g, i, j, t, k, n, b;
+	struct vpatch *p;
+
+	if (plan_make(s, &pl, root, lanes_v_bytes, 0))
+		return -1;
+	if (mysite != pl.rsite) {
+		int P = pl.P[mysite], lane = ss->lane % P, sender;
+		int len = lane_len(&pl, mysite, lane);
+
+		if (ss->lane >= P)
+			return coll_sched_recv(s, rbuf, rlen, lane_rank(&pl, mysite, lane, 0));
+		/* Dep_recv: the lane's header, its data, then out to its ranks */
+		sender = sender_rank(&pl, (pl.base[mysite] + lane) % pl.n0);
+		if (!(p = vpatch_new(s, len, 1)))
+			return -1;
+		p->own_cap = rlen;
+		if (coll_sched_recv(s, p->sz, (size_t)len * sizeof(uint64_t), sender))
+			return -1;
+		coll_sched_fence(s);
+		if (coll_sched_call(s, vpatch_run, p) || coll_sched_recv(s, NULL, 0, sender))
+			return -1;
+		vpatch_seg(s, p, 0, 0, len);
+		coll_sched_fence(s);
+		/* a placeholder that the patch fills in (a copy of no bytes
+		 * would add no step) */
+		if (coll_sched_copy(s, p, rbuf, 1))
+			return -1;
+		vpatch_block(s, p, 0, VP_SRC);
+		for (i = 1; i < len; i++) {
+			if (coll_sched_send(s, NULL, 0, lane_rank(&pl, mysite, lane, i)))
+				return -1;
+			vpatch_block(s, p, i, VP_SRC);
+		}
+		return 0;
+	}
+	if (me != root) {
+		j = sender_index(&pl, me);
+		if (j >= nsenders(&pl))
+			return coll_sched_recv(s, rbuf, rlen, root);
+		/* a sender: one header for all its lanes, their blocks one by
+		 * one and its own, then each lane across with its header */
+		n = sender_blocks(&pl, j);
+		if (!(p = vpatch_new(s, n, (pl.nlanes - j + pl.n0 - 1) / pl.n0)))
+			return -1;
+		if (coll_sched_recv(s, p->sz, (size_t)n * sizeof(uint64_t), root))
+			return -1;
+		coll_sched_fence(s);
+		if (coll_sched_call(s, vpatch_run, p))
+			return -1;
+		for (b = 0; b < n; b++) {
+			if (coll_sched_recv(s, NULL, 0, root))
+				return -1;
+			vpatch_block(s, p, b, VP_DST);
+		}
+		if (coll_sched_recv(s, rbuf, rlen, root))
+			return -1;
+		coll_sched_fence(s);
+		for (g = j, b = 0, n = 0; g < pl.nlanes; g += pl.n0, n++) {
+			int len, dr;
+
+			lane_of_global(&pl, g, &t, &k);
+			len = lane_len(&pl, t, k);
+			dr = lane_rank(&pl, t, k, 0);
+			if (coll_sched_send(s, p->sz + b, (size_t)len * sizeof(uint64_t), dr) ||
+			    coll_sched_send(s, NULL, 0, dr))
+				return -1;
+			vpatch_seg(s, p, n, b, len);
+			b += len;
+		}
+		return 0;
+	}
+	/* the root knows every size: headers made here, blocks straight from
+	 * the user's layout */
+	if (rbuf) {
+		size_t mine;
+
+		coll_block(sbuf, v, ucount, extent, root, &mine);
+		if (check_own(s, rlen, mine))
+			return -1;
+	}
+	for (j = 1; j < nsenders(&pl); j++) {
+		int r = sender_rank(&pl, j);
+		uint64_t *hdr;
+		size_t len;
+		const char *src;
+
+		n = sender_blocks(&pl, j);
+		if (!(hdr = coll_sched_tmp(s, (size_t)n * sizeof(uint64_t))))
+			return -1;
+		for (g = j, b = 0; g < pl.nlanes; g += pl.n0) {
+			lane_of_global(&pl, g, &t, &k);
+			for (i = 0; i < lane_len(&pl, t, k); i++, b++) {
+				coll_block(sbuf, v, ucount, extent, lane_rank(&pl, t, k, i), &len);
+				hdr[b] = len;
+			}
+		}
+		if (coll_sched_send(s, hdr, (size_t)n * sizeof(uint64_t), r))
+			return -1;
+		for (g = j; g < pl.nlanes; g += pl.n0) {
+			lane_of_global(&pl, g, &t, &k);
+			for (i = 0; i < lane_len(&pl, t, k); i++) {
+				src = coll_block(sbuf, v, ucount, extent, lane_rank(&pl, t, k, i), &len);
+				if (coll_sched_send(s, src, len, r))
+					return -1;
+			}
+		}
+		src = coll_block(sbuf, v, ucount, extent, r, &len);
+		if (coll_sched_send(s, src, len, r))
+			return -1;
+		coll_sched_fence(s);
+	}
+	for (g = 0; g < pl.nlanes; g += pl.n0) {
+		int len, dr;
+		uint64_t *hdr;
+		size_t total = 0, bl, o;
+		char *tmp;
+
+		lane_of_global(&pl, g, &t, &k);
+		len = lane_len(&pl, t, k);
+		dr = lane_rank(&pl, t, k, 0);
+		if (!(hdr = coll_sched_tmp(s, (size_t)len * sizeof(uint64_t))))
+			return -1;
+		for (i = 0; i < len; i++) {
+			coll_block(sbuf, v, ucount, extent, lane_rank(&pl, t, k, i), &bl);
+			hdr[i] = bl;
+			total += bl;
+		}
+		if (!(tmp = coll_sched_tmp(s, total)))
+			return -1;
+		for (i = 0, o = 0; i < len; i++) {
+			const char *src = coll_block(sbuf, v, ucount, extent,
+						     lane_rank(&pl, t, k, i), &bl);
+
+			if (coll_sched_copy(s, src, tmp + o, bl))
+				return -1;
+			o += bl;
+		}
+		if (coll_sched_send(s, hdr, (size_t)len * sizeof(uint64_t), dr) ||
+		    coll_sched_send(s, tmp, total, dr))
+			return -1;
+	}
+	for (j = nsenders(&pl); j < pl.n0; j++) {
+		int r = sender_rank(&pl, j);
+		size_t len;
+		const char *src = coll_block(sbuf, v, ucount, extent, r, &len);
+
+		if (coll_sched_send(s, src, len, r))
+			return -1;
+	}
+	if (rbuf) {
+		size_t len;
+		const char *src = coll_block(sbuf, v, ucount, extent, root, &len);
+
+		if (coll_sched_copy(s, src, rbuf, len))
+			return -1;
+	}
+	return 0;
+}
+
+int coll_build_gatherv_lanes(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,
+			     const struct coll_v *v, size_t ucount, size_t extent, int root)
+{
+	struct plan pl;
+	const struct coll_sites *ss = s->c.sites;
+	int me = s->c.rank, mysite = ss->site[me], g, i, j, t, k, n, b;
+	struct vpatch *p;
+
+	if (plan_make(s, &pl, root, lanes_v_bytes, 1))
+		return -1;
+	if (mysite != pl.rsite) {
+		int P = pl.P[mysite], lane = ss->lane % P, sender;
+		int len = lane_len(&pl, mysite, lane);
+		uint64_t *hdr;
+
+		if (ss->lane >= P) {
+			/* a far rank: its size, then its block, to its lane's Dep_recv */
+			int dr = lane_rank(&pl, mysite, lane, 0);
+
+			if (!(hdr = coll_sched_tmp(s, sizeof(*hdr))))
+				return -1;
+			*hdr = slen;
+			if (coll_sched_send(s, hdr, sizeof(*hdr), dr))
+				return -1;
+			return coll_sched_send(s, sbuf, slen, dr);
+		}
+		/* Dep_recv: the sizes of its lane, its blocks, then all across */
+		sender = sender_rank(&pl, (pl.base[mysite] + lane) % pl.n0);
+		if (!(p = vpatch_new(s, len, 1)))
+			return -1;
+		p->sz[0] = slen;
+		for (i = 1; i < len; i++)
+			if (coll_sched_recv(s, p->sz + i, sizeof(uint64_t),
+					    lane_rank(&pl, mysite, lane, i)))
+				return -1;
+		coll_sched_fence(s);
+		if (coll_sched_call(s, vpatch_run, p) || coll_sched_copy(s, sbuf, p, 1))
+			return -1;
+		vpatch_block(s, p, 0, VP_DST);
+		for (i = 1; i < len; i++) {
+			if (coll_sched_recv(s, NULL, 0, lane_rank(&pl, mysite, lane, i)))
+				return -1;
+			vpatch_block(s, p, i, VP_DST);
+		}
+		coll_sched_fence(s);
+		if (coll_sched_send(s, p->sz, (size_t)len * sizeof(uint64_t), sender) ||
+		    coll_sched_send(s, NULL, 0, sender))
+			return -1;
+		vpatch_seg(s, p, 0, 0, len);
+		return 0;
+	}
+	if (me != root) {
+		j = sender_index(&pl, me);
+		if (coll_sched_send(s, sbuf, slen, root))
+			return -1;
+		if (j >= nsenders(&pl))
+			return 0;
+		/* a sender: every lane's header, then every lane at once, then
+		 * block by block to the root */
+		n = sender_blocks(&pl, j);
+		if (!(p = vpatch_new(s, n, (pl.nlanes - j + pl.n0 - 1) / pl.n0)))
+			return -1;
+		for (g = j, b = 0; g < pl.nlanes; g += pl.n0) {
+			lane_of_global(&pl, g, &t, &k);
+			if (coll_sched_recv(s, p->sz + b, (size_t)lane_len(&pl, t, k) * sizeof(uint64_t),
+					    lane_rank(&pl, t, k, 0)))
+				return -1;
+			b += lane_len(&pl, t, k);
+		}
+		coll_sched_fence(s);
+		if (coll_sched_call(s, vpatch_run, p))
+			return -1;
+		for (g = j, b = 0, n = 0; g < pl.nlanes; g += pl.n0, n++) {
+			lane_of_global(&pl, g, &t, &k);
+			if (coll_sched_recv(s, NULL, 0, lane_rank(&pl, t, k, 0)))
+				return -1;
+			vpatch_seg(s, p, n, b, lane_len(&pl, t, k));
+			b += lane_len(&pl, t, k);
+		}
+		coll_sched_fence(s);
+		for (b = 0; b < p->nb; b++) {
+			if (coll_sched_send(s, NULL, 0, root))
+				return -1;
+			vpatch_block(s, p, b, VP_SRC);
+		}
+		return 0;
+	}
+	/* the root: every receive at once, into place, its own lanes through
+	 * a buffer (their headers only confirm what it knows) */
+	if (sbuf) {
+		size_t mine;
+
+		coll_block(rbuf, v, ucount, extent, root, &mine);
+		if (check_own(s, slen, mine))
+			return -1;
+	}
+	for (j = 1; j < pl.n0; j++) {
+		int r = sender_rank(&pl, j);
+		size_t len;
+		char *dst = coll_block(rbuf, v, ucount, extent, r, &len);
+
+		if (coll_sched_recv(s, dst, len, r))
+			return -1;
+		if (j >= nsenders(&pl))
+			continue;
+		for (g = j; g < pl.nlanes; g += pl.n0) {
+			lane_of_global(&pl, g, &t, &k);
+			for (i = 0; i < lane_len(&pl, t, k); i++) {
+				dst = coll_block(rbuf, v, ucount, extent, lane_rank(&pl, t, k, i), &len);
+				if (coll_sched_recv(s, dst, len, r))
+					return -1;
+			}
+		}
+	}
+	n = (pl.nlanes + pl.n0 - 1) / pl.n0;
+	{
+		char **tmps;
+
+		if (!(tmps = coll_sched_tmp(s, (size_t)(n ? n : 1) * sizeof(*tmps))))
+			return -1;
+		for (g = 0, n = 0; g < pl.nlanes; g += pl.n0, n++) {
+			int len, dr;
+			size_t total = 0, bl;
+			uint64_t *hdr;
+
+			lane_of_global(&pl, g, &t, &k);
+			len = lane_len(&pl, t, k);
+			dr = lane_rank(&pl, t, k, 0);
+			for (i = 0; i < len; i++) {
+				coll_block(rbuf, v, ucount, extent, lane_rank(&pl, t, k, i), &bl);
+				total += bl;
+			}
+			if (!(hdr = coll_sched_tmp(s, (size_t)len * sizeof(uint64_t))) ||
+			    !(tmps[n] = coll_sched_tmp(s, total)))
+				return -1;
+			if (coll_sched_recv(s, hdr, (size_t)len * sizeof(uint64_t), dr) ||
+			    coll_sched_recv(s, tmps[n], total, dr))
+				return -1;
+		}
+		if (sbuf) {
+			size_t len;
+			char *dst = coll_block(rbuf, v, ucount, extent, root, &len);
+
+			if (coll_sched_copy(s, sbuf, dst, len))
+				return -1;
+		}
+		coll_sched_fence(s);
+		for (g = 0, n = 0; g < pl.nlanes; g += pl.n0, n++) {
+			size_t o = 0, bl;
+
+			lane_of_global(&pl, g, &t, &k);
+			for (i = 0; i < lane_len(&pl, t, k); i++) {
+				char *dst = coll_block(rbuf, v, ucount, extent,
+						       lane_rank(&pl, t, k, i), &bl);
+
+				if (coll_sched_copy(s, tmps[n] + o, dst, bl))
+					return -1;
+				o += bl;
+			}
+		}
 	}
 	return 0;
 }

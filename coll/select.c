@@ -384,21 +384,27 @@ static int scatter_binomial(struct coll_sched *s, const void *sbuf, const struct
 
 /* Across sites, the multilane algorithms (coll/lanes.c) take every size:
  * their cost model picks the lanes, one lane being the single crossing
- * that small blocks want. */
-FORCE_TUNABLE(gather, "coll_gather_algorithm", "lanes, binomial, linear");
+ * that small blocks want; lanes_v (the v forms, or forced) carries the
+ * blocks' sizes with them. */
+FORCE_TUNABLE(gather, "coll_gather_algorithm", "lanes, lanes_v, binomial, linear");
 static const struct coll_algo gather_rows[] = {
 	{ "lanes", NEED_SITES | NEED_UNIFORM, 0, 0, NULL, NULL, NULL,
 	  { .gather = coll_build_gather_lanes } },
+	{ "lanes_v", NEED_SITES, 0, 0, NULL, NULL, NULL,
+	  { .gather = coll_build_gatherv_lanes } },
 	{ "binomial", NEED_UNIFORM, 0, 3, NULL, NULL, &rooted_short,
 	  { .gather = gather_binomial } },
 	{ "linear", 0, 0, 0, NULL, NULL, NULL, { .gather = coll_build_gatherv_linear } },
 };
 TABLE(gather, "GATHER", gather_rows);
 
-FORCE_TUNABLE(scatter, "coll_scatter_algorithm", "lanes, binomial, linear");
+FORCE_TUNABLE(scatter, "coll_scatter_algorithm", "lanes, lanes_v, binomial, linear");
 static const struct coll_algo scatter_rows[] = {
 	{ "lanes", NEED_SITES | NEED_UNIFORM, 0, 0, NULL, NULL, NULL,
 	  { .scatter = coll_build_scatter_lanes } },
+	/* the v forms: the lanes carry the blocks' sizes */
+	{ "lanes_v", NEED_SITES, 0, 0, NULL, NULL, NULL,
+	  { .scatter = coll_build_scatterv_lanes } },
 	{ "binomial", NEED_UNIFORM, 0, 3, NULL, NULL, &rooted_short,
 	  { .scatter = scatter_binomial } },
 	{ "linear", 0, 0, 0, NULL, NULL, NULL, { .scatter = coll_build_scatterv_linear } },

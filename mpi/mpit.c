@@ -77,6 +77,7 @@ static const struct {
 	/* the lanes of a multilane scatter or gather (coll/lanes.c) */
 	{ "coll_lanes_p", MPI_T_SCOPE_ALL_EQ },
 	{ "coll_lanes_params", MPI_T_SCOPE_ALL_EQ },
+	{ "coll_lanes_v_bytes", MPI_T_SCOPE_ALL_EQ },
 	/* the receiver alone decides to split a rendezvous */
 	{ "rndv_split_min", MPI_T_SCOPE_LOCAL },
 	{ "mtmi_finalize_timeout", MPI_T_SCOPE_LOCAL },

@@ -7,10 +7,12 @@
  * host tests sites of different sizes both ways round. Every P from 1
  * to the largest min(n0, n1) (the coll_lanes_p control variable; 0, the
  * model's choice, too), every root, blocking, nonblocking and
- * persistent, a contiguous type and a strided vector type, in place at
+ * persistent, uniform and v forms (blocks of different sizes, some
+ * empty), a contiguous type and a strided vector type, in place at
  * the root, on the world, on a sub-communicator spanning the sites
  * (every rank but one, in reverse order) and on one inside a site.
- * COLL_LANES_QUICK=1 keeps one block size.
+ * Blocks of 1, 300, 0 and 20000 elements; COLL_LANES_QUICK=1 leaves out
+ * the largest.
  */
 #include "mtest.h"
 
@@ -133,8 +135,19 @@ static void run(MPI_Comm comm, const struct layout *l, int count, int root, int 
 				MPI_Scatter_init(sb, count, l->t, r, count, l->t, root, comm,
 						 MPI_INFO_NULL, &req);
 		}
-		if (mode == PERSISTENT)
+		if (mode == PERSISTENT) {
+			/* started twice, new data the second time: its lanes'
+			 * buffers and patched steps are used again */
 			MPI_Start(&req);
+			MPI_Wait(&req, MPI_STATUS_IGNORE);
+			k += 500;
+			if (me == root)
+				for (i = 0; i < n; i++)
+					fill_block(l, sb + (size_t)displs[i] * l->ints, counts[i], i, k);
+			for (i = 0; i < (int)((size_t)total + bl * n) * l->ints; i++)
+				rb[i] = -7;
+			MPI_Start(&req);
+		}
 		if (mode != BLOCKING)
 			MPI_Wait(&req, MPI_STATUS_IGNORE);
 		if (mode == PERSISTENT)
@@ -173,8 +186,20 @@ static void run(MPI_Comm comm, const struct layout *l, int count, int root, int 
 				MPI_Gather_init(s, count, l->t, rb, count, l->t, root, comm,
 						MPI_INFO_NULL, &req);
 		}
-		if (mode == PERSISTENT)
+		if (mode == PERSISTENT) {
 			MPI_Start(&req);
+			MPI_Wait(&req, MPI_STATUS_IGNORE);
+			k += 500;
+			fill_block(l, sb, mine, me, k + 1);
+			if (me == root) {
+				for (i = 0; i < (int)((size_t)total + bl * n) * l->ints; i++)
+					rb[i] = -7;
+				if (inplace)
+					fill_block(l, rb + (size_t)displs[me] * l->ints, mine, me,
+						   k + 1);
+			}
+			MPI_Start(&req);
+		}
 		if (mode != BLOCKING)
 			MPI_Wait(&req, MPI_STATUS_IGNORE);
 		if (mode == PERSISTENT)
@@ -219,7 +244,7 @@ int main(int argc, char **argv)
 	int provided, site_ranks, maxp, quick, sz, wr, nlays;
 	const char *e;
 	struct layout lays[2];
-	static const int counts_all[] = { 1, 300, 20000 };
+	static const int counts_all[] = { 1, 300, 0, 20000 };
 	MPI_Comm sub, inside;
 
 	MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
@@ -251,7 +276,7 @@ int main(int argc, char **argv)
 	lays[1].ints = 3;
 	lays[1].strided = 1;
 	nlays = 2;
-	sweep(MPI_COMM_WORLD, "world", maxp, lays, nlays, counts_all, quick ? 2 : 3);
+	sweep(MPI_COMM_WORLD, "world", maxp, lays, nlays, counts_all, quick ? 3 : 4);
 	/* every rank but the last, in reverse order: still across sites */
 	MPI_Comm_split(MPI_COMM_WORLD, wr == sz - 1 ? MPI_UNDEFINED : 0, sz - wr, &sub);
 	if (sub != MPI_COMM_NULL) {

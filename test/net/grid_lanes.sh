@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Multilane Scatter and Gather (coll/lanes.c) on the emulated grid
+# `two-sites` (test/net/grid: 2 sites of 4 hosts, a 5 ms WAN path, one TCP
+# flow across window-limited to a quarter of it): test/net/lanesprog.c
+# scatters and gathers 256 KiB blocks from rank 0 and checks every byte,
+# with one lane (P=1, the single crossing), four (one per host pair) and
+# the cost model's choice, the uniform forms and, forced, the v forms'
+# algorithm. The sites are the grid's (a1..a4, b1..b4) given by
+# MICHI_COLL_SITE_RANKS=4 with one rank a host. Each run's WAN counters
+# must show every far block crossing once each way, no more (TCP/IP
+# headers and acknowledgements aside: at most 15% over). The tcp device's
+# second connection for payloads >= 1 MiB is off (MICHI_TCP_LANE_MIN=0),
+# so that one lane is one flow. Times are printed, never judged: the
+# machine is shared (bench/ measures). Root only; skips (77) without
+# namespaces, the link emulator, MPICH or Open MPI (grid_common.sh).
+. "$(dirname "$0")/grid_common.sh"
+
+LPROG=$WORK/lanes_$UNIQ
+build_prog "$LPROG" "$NET/lanesprog.c"
+grid_up two-sites
+N=$(echo $HOSTS | wc -w)
+[ "$N" -eq 8 ] || fail "two-sites has $N hosts, not 8"
+M=262144 ITERS=2
+export MICHI_COLL_SITE_RANKS=4 MICHI_TCP_LANE_MIN=0
+for cfg in "P=1" "P=4" "P=0" "P=0 ALG=lanes_v" "P=2 ALG=lanes_v"; do
+	P=${cfg#P=}
+	P=${P%% *}
+	alg=auto
+	case $cfg in *ALG=*) alg=${cfg#*ALG=} ;; esac
+	ab0=$(wan_bytes wan ab) ba0=$(wan_bytes wan ba)
+	MICHI_COLL_LANES_P=$P MICHI_COLL_SCATTER_ALGORITHM=$alg MICHI_COLL_GATHER_ALGORITHM=$alg \
+		run_mpi "$WORK/l.out" michi "$LPROG" $M $ITERS ||
+		fail "$cfg: exit $?: $(tail -5 "$WORK/l.out.err")"
+	line=$(grep "^lanesprog $M $ITERS " "$WORK/l.out") ||
+		fail "$cfg: $(cat "$WORK/l.out" "$WORK/l.out.err")"
+	# the far site's 4 blocks cross once each way per call (ITERS + 1)
+	need=$(((ITERS + 1) * 4 * M))
+	ab=$(($(wan_bytes wan ab) - ab0)) ba=$(($(wan_bytes wan ba) - ba0))
+	for d in ab:$ab ba:$ba; do
+		b=${d#*:}
+		[ "$b" -ge $need ] && [ "$b" -le $((need + need * 15 / 100)) ] ||
+			fail "$cfg: the WAN path carried $b bytes (${d%%:*}), not $need to +15%"
+	done
+	echo "$cfg ($alg): ok; WAN $ab/$ba bytes for $need; scatter min/median, gather min/median (s): ${line#lanesprog $M $ITERS }"
+done
+grid_down
+exit 0
