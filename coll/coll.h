@@ -50,6 +50,7 @@ struct coll_hosts {
  * k of a site is members[first[s] + k] and consecutive lanes land on
  * different hosts; every rank computes the same order.
  */
+struct lanes_grid;
 struct coll_sites {
 	int nsites;
 	int mysite, lane;      /* my site; my index in its lane order */
@@ -58,6 +59,8 @@ struct coll_sites {
 	const int *members;    /* comm ranks site by site, each in lane order */
 	const int *first;      /* site s's ranks are members[first[s]] up to
 				* members[first[s + 1]] (nsites + 1 entries) */
+	struct lanes_grid *grid;   /* the lanes' parameters between these sites
+				    * (coll/lanes_params.h), or NULL */
 };
 
 struct coll_comm {
@@ -97,6 +100,7 @@ enum coll_tag {
 	COLL_TAG_CTX,          /* context-id agreement of a communicator */
 	COLL_TAG_HOSTS,        /* the leaders' phase of a node-aware algorithm */
 	COLL_TAG_SITES,        /* the lanes' phase of a grid-aware algorithm */
+	COLL_TAG_LANES,        /* the lanes' measurement (coll/lanes_params.c) */
 	COLL_TAG_MAX = 32      /* tags below it */
 };
 

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "lanes_model.h"
+#include "lanes_params.h"
 #include "schedule.h"
 
 static const char *lanes_params_str = "";
@@ -102,9 +103,18 @@ static int plan_make(struct coll_sched *s, struct plan *pl, int root, size_t ble
 			pl->base[t] = 0;
 			continue;
 		}
-		if (lanes_p > 0)
+		if (lanes_p > 0) {
 			P = lanes_p < sup ? lanes_p : sup;
-		else if (gather)
+		} else if (!(lanes_params_str && *lanes_params_str)) {
+			/* measured ones: a profile, the first use's, refined
+			 * (coll/lanes_params.h); the defaults without memory */
+			const struct lanes_params *mp = lanes_params_for(&s->c, pl->rsite, t);
+
+			if (!mp)
+				mp = lp;
+			P = gather ? lanes_choose_gather(mp, pl->n0, n1, (double)blen)
+				   : lanes_choose(mp, pl->n0, n1, (double)blen);
+		} else if (gather)
 			P = lanes_choose_gather(lp, pl->n0, n1, (double)blen);
 		else
 			P = lanes_choose(lp, pl->n0, n1, (double)blen);
@@ -115,6 +125,53 @@ static int plan_make(struct coll_sched *s, struct plan *pl, int root, size_t ble
 	michi_debug("coll lanes: root %d, %d lanes over %d far sites, %zu-byte blocks", root,
 		    pl->nlanes, ss->nsites - 1, blen);
 	return 0;
+}
+
+/*
+ * What a lane's WAN transfer took, for the refinement of b_WAN(P)
+ * (lanes_observe, coll/lanes_params.h): a call step before the round of
+ * the lane's send notes the time, one after it reports. Blocking calls
+ * only: a nonblocking or persistent schedule may run on after its
+ * communicator, whose sites hold the observations, is freed.
+ */
+struct lane_obs {
+	int sa, sb, P;
+	size_t bytes;
+	double t0;
+};
+
+static michi_status_t obs_start(struct coll_sched *s, void *arg)
+{
+	(void)s;
+	((struct lane_obs *)arg)->t0 = michi_wtime();
+	return MICHI_OK;
+}
+
+static michi_status_t obs_end(struct coll_sched *s, void *arg)
+{
+	const struct lane_obs *o = arg;
+
+	if (!s->peers_copy && !s->persist)
+		lanes_observe(&s->c, o->sa, o->sb, o->P, o->bytes, michi_wtime() - o->t0);
+	return MICHI_OK;
+}
+
+/* The steps around one lane's send of bytes from site sa to sb. */
+static int obs_send(struct coll_sched *s, int sa, int sb, int P, const void *buf, size_t bytes,
+		    int peer)
+{
+	struct lane_obs *o = coll_sched_tmp(s, sizeof(*o));
+
+	if (!o)
+		return -1;
+	o->sa = sa;
+	o->sb = sb;
+	o->P = P;
+	o->bytes = bytes;
+	if (coll_sched_call(s, obs_start, o) || coll_sched_send(s, buf, bytes, peer))
+		return -1;
+	coll_sched_fence(s);
+	return coll_sched_call(s, obs_end, o);
 }
 
 /* Sender j of the root's site: 0 is the root, then its site in lane
@@ -241,6 +298,11 @@ int coll_build_scatter_lanes(struct coll_sched *s, const void *sbuf, const struc
 		if (coll_sched_recv(s, rbuf, rlen, root))
 			return -1;
 		coll_sched_fence(s);
+		if (n == 1) {   /* one lane: its time is its own */
+			lane_of_global(&pl, j, &t, &k);
+			return obs_send(s, pl.rsite, t, pl.P[t], tmps[0],
+					(size_t)lane_len(&pl, t, k) * blen, lane_rank(&pl, t, k, 0));
+		}
 		for (g = j, n = 0; g < pl.nlanes; g += pl.n0, n++) {
 			lane_of_global(&pl, g, &t, &k);
 			if (coll_sched_send(s, tmps[n], (size_t)lane_len(&pl, t, k) * blen,
@@ -325,7 +387,7 @@ int coll_build_gather_lanes(struct coll_sched *s, const void *sbuf, size_t slen,
 		if (ss->lane >= P)
 			return coll_sched_send(s, sbuf, slen, lane_rank(&pl, mysite, lane, 0));
 		if (len == 1)
-			return coll_sched_send(s, sbuf, slen, sender);
+			return obs_send(s, mysite, pl.rsite, P, sbuf, slen, sender);
 		if (!(tmp = coll_sched_tmp(s, (size_t)len * blen)))
 			return -1;
 		if (coll_sched_copy(s, sbuf, tmp, blen))
@@ -335,7 +397,7 @@ int coll_build_gather_lanes(struct coll_sched *s, const void *sbuf, size_t slen,
 					    lane_rank(&pl, mysite, lane, i)))
 				return -1;
 		coll_sched_fence(s);
-		return coll_sched_send(s, tmp, (size_t)len * blen, sender);
+		return obs_send(s, mysite, pl.rsite, P, tmp, (size_t)len * blen, sender);
 	}
 	if (me != root) {
 		j = sender_index(&pl, me);

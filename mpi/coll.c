@@ -32,6 +32,7 @@
 #include "schedule.h"
 #include "dtype.h"
 #include "info.h"
+#include "lanes_params.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,6 +215,10 @@ static const struct coll_sites *coll_sites_build(struct michi_comm *c)
 	ss->lane_of = lane_of;
 	ss->members = members;
 	ss->first = first;
+	ss->grid = NULL;
+	for (i = 0; i < ns; i++)   /* the job's site of each: sid is free now */
+		sid[i] = coll_site_id(c->peers[members[first[i]]]);
+	ss->grid = michi_grid_new(c, ss, sid);
 	c->sites_mem = ss;
 out:
 	free(key);

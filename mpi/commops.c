@@ -16,6 +16,7 @@
  */
 #include "mpiimpl.h"
 #include "schedule.h"
+#include "lanes_params.h"
 #include "group.h"
 #include "info.h"
 #include "attr.h"
@@ -1108,6 +1109,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
 	c->topo = NULL;
 	free(c->hosts_mem);
 	c->hosts_mem = NULL;
+	if (c->sites_mem)
+		lanes_grid_free(c->sites_mem->grid);
 	free(c->sites_mem);
 	c->sites_mem = NULL;
 	free(c->peers);

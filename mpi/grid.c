@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi/grid.c: the MPI layer's part of the lanes' parameters
+ * (coll/lanes_params.h): the sites' names, the grid profile that
+ * MICHI_GRID_PROFILE names (read here, by comm rank 0 only, and handed to
+ * coll/ as text, which agrees it with every rank), and the calibration
+ * that writes such a profile, `michi_info --calibrate-grid` under mpirun
+ * (michi_grid_calibrate).
+ *
+ * The calibration, for every pair of sites of MPI_COMM_WORLD (lane k of a
+ * site is its rank members[first[s] + k], coll/coll.h, so lanes spread
+ * over hosts first):
+ *   L        half the fastest of 20 8-byte round trips between lane 0 of
+ *            the two sites;
+ *   alpha    the same between lanes 0 and 1 of the first site (of the
+ *            second if the first has one rank);
+ *   b_lan    lane 0 to lane 1 of that site, `bytes` in 256 KiB messages;
+ *   b_WAN(P) for every P from 1 to min(n0, n1): lanes 0..P-1 of the first
+ *            site each stream `bytes` to the same lane of the second at
+ *            once; each receiver times its messages from the end of the
+ *            first quarter (TCP's slow start and the handshakes behind
+ *            it) to the end of the last, and b_WAN(P) is the mean of the
+ *            P lanes' rates (a path so fast that the messages complete in
+ *            bursts, as on one host, is timed from the receives' post).
+ * michi_info sets tcp_lane_min to 0 and wait_policy to block unless the
+ * environment says otherwise (tools/michi_info.c): the tcp device's
+ * second socket per peer would double what one lane gets, and ranks
+ * spinning on shared cores would time each other's scheduling.
+ */
+#include "mpiimpl.h"
+#include "lanes_params.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *grid_profile = "";
+MICHI_TUNABLE(grid_profile, "grid_profile", MICHI_T_STRING, "", MICHI_LEVEL_USER,
+	      "the grid profile that `michi_info --calibrate-grid` wrote: the lanes' cost model "
+	      "parameters per pair of sites (empty: measured at a communicator's first grid "
+	      "collective, then refined)");
+
+void michi_site_name(int site, char *buf, size_t len)
+{
+	snprintf(buf, len, "site%d", site);
+}
+
+/* The profile's text, read once per process (NULL: none, or unreadable,
+ * said once). */
+static const char *profile_text(void)
+{
+	static int done;
+	static char *text;
+	FILE *f;
+	long n;
+
+	if (done)
+		return text;
+	done = 1;
+	if (!grid_profile || !*grid_profile)
+		return NULL;
+	f = fopen(grid_profile, "r");
+	if (!f) {
+		michi_warn("MICHI_GRID_PROFILE %s: %s; the lanes' parameters are measured instead",
+			   grid_profile, strerror(errno));
+		return NULL;
+	}
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n < (1 << 20) &&
+	    fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1))) {
+		if (fread(text, 1, (size_t)n, f) != (size_t)n) {
+			free(text);
+			text = NULL;
+		} else {
+			text[n] = '\0';
+		}
+	}
+	if (!text)
+		michi_warn("MICHI_GRID_PROFILE %s: cannot read it (at most 1 MiB of text); the "
+			   "lanes' parameters are measured instead", grid_profile);
+	fclose(f);
+	return text;
+}
+
+struct lanes_grid *michi_grid_new(const struct michi_comm *c, const struct coll_sites *ss,
+				  const int *job_site)
+{
+	char(*names)[LANES_SITE_NAME] = malloc((size_t)ss->nsites * sizeof(*names));
+	const char **np = malloc((size_t)ss->nsites * sizeof(*np));
+	struct lanes_grid *g = NULL;
+	int s;
+
+	if (names && np) {
+		for (s = 0; s < ss->nsites; s++) {
+			michi_site_name(job_site[s], names[s], sizeof(names[s]));
+			np[s] = names[s];
+		}
+		g = lanes_grid_new(ss->nsites, np, c->rank == 0 ? profile_text() : NULL);
+	}
+	free(names);
+	free(np);
+	return g;
+}
+
+/* ---- the calibration ------------------------------------------------- */
+
+#define CAL_PINGS 20
+#define CAL_CHUNK 262144
+
+static double cal_pingpong(MPI_Comm w, int peer, int first)
+{
+	char b[8] = {0};
+	double best = 1e30;
+	int i;
+
+	for (i = 0; i < CAL_PINGS + 1; i++) {   /* the first one connects */
+		double t = PMPI_Wtime();
+
+		if (first) {
+			PMPI_Send(b, 8, MPI_BYTE, peer, 1, w);
+			PMPI_Recv(b, 8, MPI_BYTE, peer, 1, w, MPI_STATUS_IGNORE);
+		} else {
+			PMPI_Recv(b, 8, MPI_BYTE, peer, 1, w, MPI_STATUS_IGNORE);
+			PMPI_Send(b, 8, MPI_BYTE, peer, 1, w);
+		}
+		t = (PMPI_Wtime() - t) / 2;
+		if (i > 0 && t < best)
+			best = t;
+	}
+	return best;
+}
+
+/* A stream of bytes between pairs of ranks, called by every rank of w
+ * (role CAL_NONE on those not in it): the receivers post their receives,
+ * all meet in a barrier, then the senders send; each receiver's rate runs
+ * from the end of the first quarter of its messages to the end of the
+ * last. A path faster than this loop sees the messages complete in
+ * bursts (one host, shared memory, where the transfer may end while the
+ * receiver still waits in the barrier): then the rate is over the whole
+ * transfer, the longer of the receiver's time from its posting and the
+ * sender's. */
+enum { CAL_NONE, CAL_SEND, CAL_RECV };
+
+static void cal_stream(MPI_Comm w, int peer, int role, char *buf, size_t bytes, double *rate)
+{
+	int n = (int)(bytes / CAL_CHUNK), q = n / 4 - 1, i, idx;
+	MPI_Request *r = role != CAL_NONE ? malloc((size_t)n * sizeof(*r)) : NULL;
+	double t0 = 0, t, t_start, t_post = PMPI_Wtime();
+
+	if (role != CAL_NONE && !r) {
+		fprintf(stderr, "michi_info --calibrate-grid: no memory\n");
+		PMPI_Abort(w, 1);
+	}
+	for (i = 0; i < n && role == CAL_RECV; i++)
+		PMPI_Irecv(buf + (size_t)i * CAL_CHUNK, CAL_CHUNK, MPI_BYTE, peer, 2, w, &r[i]);
+	PMPI_Barrier(w);
+	t_start = PMPI_Wtime();
+	for (i = 0; i < n && role == CAL_SEND; i++)
+		PMPI_Isend(buf + (size_t)i * CAL_CHUNK, CAL_CHUNK, MPI_BYTE, peer, 2, w, &r[i]);
+	for (i = 0; i < n && role == CAL_SEND; i++)
+		PMPI_Wait(&r[i], MPI_STATUS_IGNORE);
+	if (role == CAL_SEND) {
+		t = PMPI_Wtime() - t_start;
+		PMPI_Send(&t, 1, MPI_DOUBLE, peer, 3, w);
+	}
+	if (role == CAL_RECV) {
+		double t_send;
+
+		/* messages of one sender complete in order */
+		for (i = 0; i < n; i++) {
+			PMPI_Waitany(n, r, &idx, MPI_STATUS_IGNORE);
+			if (i == q)
+				t0 = PMPI_Wtime();
+		}
+		t = PMPI_Wtime();
+		PMPI_Recv(&t_send, 1, MPI_DOUBLE, peer, 3, w, MPI_STATUS_IGNORE);
+		if (t - t0 < 0.25 * (t - t_post))
+			*rate = (double)n * CAL_CHUNK /
+				(t - t_post > t_send ? t - t_post : t_send);
+		else
+			*rate = (double)(n - 1 - q) * CAL_CHUNK / (t - t0);
+	}
+	free(r);
+}
+
+static void cal_name(const struct coll_sites *ss, int s, char *buf, size_t len)
+{
+	const char *n = ss->grid ? lanes_grid_site_name(ss->grid, s) : NULL;
+
+	if (n)
+		snprintf(buf, len, "%s", n);
+	else
+		snprintf(buf, len, "site%d", s);
+}
+
+int michi_grid_calibrate(const char *out, size_t bytes, int verbose)
+{
+	struct michi_comm *wc = &michi_comm_world;
+	struct coll_comm cc;
+	const struct coll_sites *ss;
+	struct lanes_profile_entry *e;
+	MPI_Comm w = MPI_COMM_WORLD;
+	int me, nsites, npairs, sa, sb, ne = 0, rc = 0;
+	char *buf;
+	double t_all = PMPI_Wtime();
+	/* the report beside the profile, or apart from it on standard output */
+	FILE *rep = out && strcmp(out, "-") ? stdout : stderr;
+
+	PMPI_Comm_rank(w, &me);
+	michi_coll_comm(wc, &cc);
+	ss = cc.sites;
+	if (!ss) {
+		if (me == 0)
+			fprintf(stderr, "michi_info --calibrate-grid: MPI_COMM_WORLD spans one site: run "
+				"it under mpirun over the hosts of two sites or more (a hostfile's "
+				"site=, or MICHI_COLL_SITE_RANKS)\n");
+		return 2;
+	}
+	for (sa = 0; sa < ss->nsites; sa++)
+		for (sb = sa + 1; sb < ss->nsites; sb++)
+			if (ss->first[sa + 1] - ss->first[sa] < 2 && ss->first[sb + 1] - ss->first[sb] < 2) {
+				if (me == 0)
+					fprintf(stderr, "michi_info --calibrate-grid: sites %d and %d have one "
+						"rank each: alpha and b_LAN need two ranks of one of them "
+						"(one a host)\n", sa, sb);
+				return 2;
+			}
+	if (bytes < 4 * CAL_CHUNK)
+		bytes = 4 * CAL_CHUNK;
+	bytes = (bytes + CAL_CHUNK - 1) / CAL_CHUNK * CAL_CHUNK;
+	nsites = ss->nsites;
+	npairs = nsites * (nsites - 1) / 2;
+	e = calloc((size_t)npairs, sizeof(*e));
+	buf = calloc(1, bytes);
+	if (!e || !buf) {
+		fprintf(stderr, "michi_info --calibrate-grid: rank %d: no memory for %zu bytes\n", me,
+			bytes);
+		PMPI_Abort(w, 1);
+	}
+	for (sa = 0; sa < nsites; sa++)
+		for (sb = sa + 1; sb < nsites; sb++) {
+			int na = ss->first[sa + 1] - ss->first[sa], nb = ss->first[sb + 1] - ss->first[sb];
+			int psup = na < nb ? na : nb, a0 = ss->members[ss->first[sa]];
+			int b0 = ss->members[ss->first[sb]], ls = na > 1 ? sa : sb;
+			int l0 = ss->members[ss->first[ls]], l1 = -1, P, k;
+			double v[4 + LANES_PMAX] = {0}, sum[4 + LANES_PMAX], t_pair = PMPI_Wtime();
+			struct lanes_profile_entry *x = &e[ne++];
+
+			if (ss->first[ls + 1] - ss->first[ls] > 1)
+				l1 = ss->members[ss->first[ls] + 1];
+			if (psup > LANES_PMAX)
+				psup = LANES_PMAX;
+			cal_name(ss, sa, x->a, sizeof(x->a));
+			cal_name(ss, sb, x->b, sizeof(x->b));
+			if (me == a0)
+				v[0] = cal_pingpong(w, b0, 1);
+			else if (me == b0)
+				cal_pingpong(w, a0, 0);
+			if (l1 >= 0 && (me == l0 || me == l1)) {
+				if (me == l0)
+					v[1] = cal_pingpong(w, l1, 1);
+				else
+					cal_pingpong(w, l0, 0);
+			}
+			if (l1 >= 0) {
+				double r = 0;
+
+				cal_stream(w, me == l0 ? l1 : l0, me == l0 ? CAL_SEND : me == l1 ? CAL_RECV :
+					   CAL_NONE, buf, bytes, &r);
+				v[2] = me == l1 ? r : 0;
+			}
+			for (P = 1; P <= psup; P++) {
+				int role = CAL_NONE, peer = -1;
+				double r = 0;
+
+				k = ss->lane_of[me];
+				if (k < P && (ss->site[me] == sa || ss->site[me] == sb)) {
+					peer = ss->members[ss->first[ss->site[me] == sa ? sb : sa] + k];
+					role = ss->site[me] == sa ? CAL_SEND : CAL_RECV;
+				}
+				cal_stream(w, peer, role, buf, bytes, &r);
+				if (role == CAL_RECV)
+					v[3 + P] = r / P;
+				if (verbose && me == 0)
+					fprintf(stderr, "calibrate: sites %d-%d: %d lane(s) done\n", sa, sb, P);
+			}
+			PMPI_Allreduce(v, sum, 4 + LANES_PMAX, MPI_DOUBLE, MPI_SUM, w);
+			x->p.L = sum[0];
+			x->p.alpha = sum[1];
+			x->p.b_lan = sum[2];
+			x->p.pmax = psup;
+			for (P = 1; P <= psup; P++)
+				x->p.b_wan[P - 1] = sum[3 + P];
+			if (me == 0) {
+				fprintf(rep, "calibrate: %s - %s: %d+%d ranks, %.2f s: L %.3f ms, "
+					"alpha %.3f ms, b_lan %.2f Mb/s\n", x->a, x->b, na, nb, PMPI_Wtime() - t_pair,
+				       x->p.L * 1e3, x->p.alpha * 1e3, x->p.b_lan * 8e-6);
+				for (P = 1; P <= psup; P++)
+					fprintf(rep, "calibrate:   P=%d: b_wan %.2f Mb/s a lane, %.2f Mb/s "
+						"in all\n",
+					       P, x->p.b_wan[P - 1] * 8e-6, P * x->p.b_wan[P - 1] * 8e-6);
+			}
+		}
+	if (me == 0) {
+		size_t len = lanes_profile_format(NULL, 0, e, ne);
+		char *text = malloc(len + 1);
+		FILE *f = out && strcmp(out, "-") ? fopen(out, "w") : stdout;
+
+		if (!text || !f) {
+			fprintf(stderr, "michi_info --calibrate-grid: cannot write %s: %s\n",
+				out ? out : "-", text ? strerror(errno) : "no memory");
+			rc = 1;
+		} else {
+			lanes_profile_format(text, len + 1, e, ne);
+			if (fputs(text, f) == EOF || (f != stdout && fclose(f))) {
+				fprintf(stderr, "michi_info --calibrate-grid: cannot write %s: %s\n", out,
+					strerror(errno));
+				rc = 1;
+			}
+			fprintf(rep, "calibrate: %d pair(s) of sites in %.1f s%s%s\n", ne,
+			       PMPI_Wtime() - t_all, f != stdout ? ", profile " : "",
+			       f != stdout ? out : "");
+		}
+		free(text);
+	}
+	free(e);
+	free(buf);
+	PMPI_Bcast(&rc, 1, MPI_INT, 0, w);
+	return rc;
+}
+
+/* ---- for tests and benchmarks ---------------------------------------- */
+
+/*
+ * The parameters comm uses between its sites sa and sb (sites numbered
+ * in the order of their lowest rank, as coll/coll.h's): collective over
+ * comm, as a grid collective's lanes_params_for (the first call agrees or
+ * measures them, every lanes_refine_every-th refines). b_wan gets
+ * LANES_PMAX entries at most; returns how many hold b_WAN(P), or -1
+ * when comm spans one site, is an intercommunicator, or sa/sb are not
+ * two of its sites. Declared by the callers (test/mpi/grid_params.c,
+ * bench/), like michi_tunables_print.
+ */
+MICHI_EXPORT int michi_grid_params(MPI_Comm comm, int sa, int sb, double *L, double *alpha,
+				   double *b_lan, double *b_wan, int nb_wan)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	const struct lanes_params *p;
+	struct coll_comm cc;
+	int P;
+
+	if (!c || c->local || comm == MPI_COMM_NULL)
+		return -1;
+	michi_coll_comm(c, &cc);
+	if (!cc.sites || !(p = lanes_params_for(&cc, sa, sb)))
+		return -1;
+	*L = p->L;
+	*alpha = p->alpha;
+	*b_lan = p->b_lan;
+	for (P = 0; P < p->pmax && P < nb_wan; P++)
+		b_wan[P] = p->b_wan[P];
+	return P;
+}
+
+/* What lanes_observe records, from outside: local, any time. */
+MICHI_EXPORT void michi_grid_observe(MPI_Comm comm, int sa, int sb, int P, size_t bytes,
+				     double seconds)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	struct coll_comm cc;
+
+	if (!c || c->local || comm == MPI_COMM_NULL || !c->sites)
+		return;
+	memset(&cc, 0, sizeof(cc));
+	cc.rank = c->rank;
+	cc.size = c->size;
+	cc.sites = c->sites;
+	lanes_observe(&cc, sa, sb, P, bytes, seconds);
+}
