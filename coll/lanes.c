@@ -108,7 +108,8 @@ static int plan_make(struct coll_sched *s, struct plan *pl, int root, size_t ble
 		} else if (!(lanes_params_str && *lanes_params_str)) {
 			/* measured ones: a profile, the first use's, refined
 			 * (coll/lanes_params.h); the defaults without memory */
-			const struct lanes_params *mp = lanes_params_for(&s->c, pl->rsite, t);
+			const struct lanes_params *mp =
+				lanes_params_for(&s->c, pl->rsite, t, s->blocking);
 
 			if (!mp)
 				mp = lp;

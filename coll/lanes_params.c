@@ -396,12 +396,15 @@ static michi_status_t refine(const struct coll_comm *c, struct lanes_grid *g)
 	return st;
 }
 
-const struct lanes_params *lanes_params_for(const struct coll_comm *c, int sa, int sb)
+const struct lanes_params *lanes_params_for(const struct coll_comm *c, int sa, int sb,
+					    int may_block)
 {
 	struct lanes_grid *g = c->sites ? c->sites->grid : NULL;
 
 	if (!g || sa == sb || sa < 0 || sb < 0 || sa >= g->nsites || sb >= g->nsites)
 		return NULL;
+	if (!may_block)
+		return g->ready ? &g->pair[pair_of(g, sa, sb)] : NULL;
 	if (!g->ready) {
 		if (agree(c, g) != MICHI_OK)
 			return NULL;

@@ -86,12 +86,18 @@ const char *lanes_grid_site_name(const struct lanes_grid *g, int s);
  * called by every rank of c alike at a grid collective, before it chooses
  * P: the first call agrees them (profile, else measurement), every
  * lanes_refine_every-th call folds in what lanes_observe recorded. Both
- * communicate over c and block until every rank of c called: the first
- * grid collective on a communicator, and every refining one, is not
- * local even in its nonblocking form. NULL: no memory, or c spans one
- * site; the caller then keeps to one lane.
+ * communicate over c and wait until every rank of c called, so only a
+ * blocking collective (may_block) does either: a nonblocking or
+ * persistent one must not wait for the other ranks before it returns
+ * (MPI-3.1 5.12), so it takes the parameters agreed so far, and NULL
+ * before the first agreement. Every rank of c makes the same blocking
+ * and nonblocking calls in the same order, so all hold the same
+ * parameters at every call. NULL: none agreed yet in a nonblocking call,
+ * no memory, or c spans one site; the caller then uses the defaults
+ * (coll_lanes_params), alike on every rank.
  */
-const struct lanes_params *lanes_params_for(const struct coll_comm *c, int sa, int sb);
+const struct lanes_params *lanes_params_for(const struct coll_comm *c, int sa, int sb,
+					    int may_block);
 
 /* A lane rank saw bytes cross from site sa to sb (or back) in seconds
  * while P lanes crossed at once: recorded for the next refinement. Any

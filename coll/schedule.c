@@ -45,6 +45,7 @@ struct coll_sched *coll_sched_new(const struct coll_comm *c, int tag, const stru
 	s->looping = 0;
 	s->nb = 0;
 	s->persist = 0;
+	s->blocking = 0;
 	s->alt_tag = 0;
 	s->error = MICHI_OK;
 	s->tmps = NULL;

@@ -73,6 +73,10 @@ struct coll_sched {
 	int looping;           /* on the ready list after such a jump */
 	int nb;                /* counted in coll_sched_nb_running */
 	int persist;           /* kept at its end, to run again */
+	int blocking;          /* built for a blocking call, which may wait for
+				* every rank of the communicator while it
+				* builds (lanes_params_for); 0 unless the
+				* caller says so */
 	michi_status_t error;
 	struct coll_step *steps;
 	struct coll_tmp *tmps; /* scratch the schedule frees */

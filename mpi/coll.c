@@ -218,7 +218,7 @@ static const struct coll_sites *coll_sites_build(struct michi_comm *c)
 	ss->grid = NULL;
 	for (i = 0; i < ns; i++)   /* the job's site of each: sid is free now */
 		sid[i] = coll_site_id(c->peers[members[first[i]]]);
-	ss->grid = michi_grid_new(c, ss, sid);
+	ss->grid = michi_grid_new(c, ss, sid, coll_site_ranks > 0);
 	c->sites_mem = ss;
 out:
 	free(key);
@@ -1374,6 +1374,7 @@ static int gather_common(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
 	}
 	if (!(s = coll_new_cc(&cc, COLL_TAG_GATHER, NULL)))
 		return michi_err_nomem(c, fname);
+	s->blocking = nb == COLL_BLOCKING;
 	if ((inplace || !side_of(s, &snd, sendbuf, NULL, (size_t)sendcount, sendtype, 1, 1,
 				 NULL)) &&
 	    (!isroot || !side_of(s, &rcv, recvbuf, rv, (size_t)recvcount, recvtype, c->size,
@@ -1478,6 +1479,7 @@ static int scatter_common(const void *sendbuf, const struct coll_v *sv, MPI_Coun
 	}
 	if (!(s = coll_new_cc(&cc, COLL_TAG_SCATTER, NULL)))
 		return michi_err_nomem(c, fname);
+	s->blocking = nb == COLL_BLOCKING;
 	if ((!isroot || !side_of(s, &snd, sendbuf, sv, (size_t)sendcount, sendtype, c->size, 1,
 				 NULL)) &&
 	    (inplace || !side_of(s, &rcv, recvbuf, NULL, (size_t)recvcount, recvtype, 1, 0,

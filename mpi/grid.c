@@ -41,11 +41,6 @@ MICHI_TUNABLE(grid_profile, "grid_profile", MICHI_T_STRING, "", MICHI_LEVEL_USER
 	      "parameters per pair of sites (empty: measured at a communicator's first grid "
 	      "collective, then refined)");
 
-void michi_site_name(int site, char *buf, size_t len)
-{
-	snprintf(buf, len, "site%d", site);
-}
-
 /* The profile's text, read once per process (NULL: none, or unreadable,
  * said once). */
 static const char *profile_text(void)
@@ -83,7 +78,7 @@ static const char *profile_text(void)
 }
 
 struct lanes_grid *michi_grid_new(const struct michi_comm *c, const struct coll_sites *ss,
-				  const int *job_site)
+				  const int *job_site, int faked)
 {
 	char(*names)[LANES_SITE_NAME] = malloc((size_t)ss->nsites * sizeof(*names));
 	const char **np = malloc((size_t)ss->nsites * sizeof(*np));
@@ -92,7 +87,7 @@ struct lanes_grid *michi_grid_new(const struct michi_comm *c, const struct coll_
 
 	if (names && np) {
 		for (s = 0; s < ss->nsites; s++) {
-			michi_site_name(job_site[s], names[s], sizeof(names[s]));
+			michi_site_name(job_site[s], faked, names[s], sizeof(names[s]));
 			np[s] = names[s];
 		}
 		g = lanes_grid_new(ss->nsites, np, c->rank == 0 ? profile_text() : NULL);
@@ -352,7 +347,7 @@ MICHI_EXPORT int michi_grid_params(MPI_Comm comm, int sa, int sb, double *L, dou
 	if (!c || c->local || comm == MPI_COMM_NULL)
 		return -1;
 	michi_coll_comm(c, &cc);
-	if (!cc.sites || !(p = lanes_params_for(&cc, sa, sb)))
+	if (!cc.sites || !(p = lanes_params_for(&cc, sa, sb, 1)))
 		return -1;
 	*L = p->L;
 	*alpha = p->alpha;

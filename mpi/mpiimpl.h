@@ -408,13 +408,13 @@ int michi_launcher_kind(void);
  * its collectives: every member calls it once per collective (mpi/coll.c). */
 struct coll_comm;
 void michi_coll_comm(struct michi_comm *c, struct coll_comm *cc);
-/* mpi/grid.c: the name of a site of the job (grid profiles are keyed by
- * it); the lanes' state of a communicator's sites (coll/lanes_params.h),
+/* mpi/site.c: the name of a site of the job (grid profiles are keyed by
+ * it; faked: a site of the coll_site_ranks tunable). mpi/grid.c: the lanes' state of a communicator's sites (coll/lanes_params.h),
  * job_site[s] the job's site of its site s; the calibration of
  * `michi_info --calibrate-grid` (0, or the exit status). */
-void michi_site_name(int site, char *buf, size_t len);
+void michi_site_name(int site, int faked, char *buf, size_t len);
 struct lanes_grid *michi_grid_new(const struct michi_comm *c, const struct coll_sites *ss,
-				  const int *job_site);
+				  const int *job_site, int faked);
 MICHI_EXPORT int michi_grid_calibrate(const char *out, size_t bytes, int verbose);
 /* Run a built schedule (coll/schedule.h) of a collective on c: to the end
  * when request is NULL, else behind a new request; s NULL is a request

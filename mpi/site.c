@@ -386,6 +386,17 @@ static void site_log(void)
 	}
 }
 
+/* The name of the job's site `site` (grid profiles are keyed by it): as
+ * given or inferred; "site<N>" for one that only the coll_site_ranks
+ * tunable makes (faked), or past the names known. */
+void michi_site_name(int site, int faked, char *buf, size_t len)
+{
+	if (!faked && site >= 0 && site < nsites && site_names && site_names[site])
+		snprintf(buf, len, "%s", site_names[site]);
+	else
+		snprintf(buf, len, "site%d", site);
+}
+
 michi_status_t michi_sites_init(void)
 {
 	michi_status_t st = MICHI_OK;

@@ -84,6 +84,34 @@ int main(int argc, char **argv)
 				  "pair site0 site7 L=1,alpha=1,b_lan=1,b_wan=1\n") < 0 || fclose(f))
 			mtest_error("cannot write %s", path);
 	}
+	/* a nonblocking grid collective, even the first on a communicator,
+	 * returns without waiting for the other ranks (the parameters are
+	 * agreed in a blocking one): rank 0 starts a gather, then sends to
+	 * the last rank, which receives that before it joins the gather */
+	{
+		MPI_Comm d;
+		MPI_Request rq;
+		int *blk = calloc(1000, sizeof(int)), *all = calloc((size_t)size * 1000, sizeof(int));
+		int token = 0, i;
+
+		MPI_Comm_dup(MPI_COMM_WORLD, &d);
+		for (i = 0; i < 1000; i++)
+			blk[i] = rank * 1000 + i;
+		if (rank == size - 1)
+			MPI_Recv(&token, 1, MPI_INT, 0, 7, d, MPI_STATUS_IGNORE);
+		MPI_Igather(blk, 1000, MPI_INT, all, 1000, MPI_INT, 0, d, &rq);
+		if (rank == 0)
+			MPI_Send(&token, 1, MPI_INT, size - 1, 7, d);
+		MPI_Wait(&rq, MPI_STATUS_IGNORE);
+		for (i = 0; rank == 0 && i < size * 1000; i++)
+			if (all[i] != i) {
+				mtest_error("nonblocking gather: element %d is %d", i, all[i]);
+				break;
+			}
+		MPI_Comm_free(&d);
+		free(blk);
+		free(all);
+	}
 	if (get(MPI_COMM_WORLD, &p) != (size - per < per ? size - per : per))
 		mtest_error("b_WAN(P) for %d P, not the smaller site's %d", p.n,
 			    size - per < per ? size - per : per);
