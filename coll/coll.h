@@ -5,11 +5,16 @@
  * Collectives use the communicator's collective context (ctx + 1), so
  * their messages never match point-to-point receives. Each algorithm is one
  * file, written as a schedule (coll/schedule.h) that serves the blocking and
- * the nonblocking form. A collective's frames carry its tag plus tag_ofs,
- * which holds the communicator's collective sequence number: every rank
- * counts the collectives it starts on a communicator alike, so frames of
- * two collectives in flight at once (nonblocking ones, or a blocking one
- * behind them) never match each other's receives.
+ * the nonblocking form. A collective's frames carry its tag plus tag_ofs.
+ * A nonblocking or persistent call's tag_ofs holds its number among the
+ * communicator's nonblocking and persistent calls, which every rank counts
+ * alike, so frames of two collectives in flight at once never match each
+ * other's receives; a blocking call's is COLL_TAG_BLOCKING, no number:
+ * a rank has one blocking call at a time, and per-peer order keeps one
+ * rank's consecutive calls apart. Blocking calls take no number, as in
+ * MPICH and Open MPI, so that a rank may start a nonblocking collective
+ * before a blocking one while the others start it after (the agreement
+ * that libraries without MPI_Comm_iagree build from MPI_Iallreduce).
  */
 #ifndef MICHI_COLL_H
 #define MICHI_COLL_H
@@ -67,8 +72,9 @@ struct coll_comm {
 	int rank, size;
 	uint32_t ctx;          /* the collective context */
 	const int *peers;      /* world rank of each comm rank */
-	int tag_ofs;           /* added to every tag: the call's sequence
-				* number (11 bits) at COLL_SEQ_SHIFT, above
+	int tag_ofs;           /* added to every tag: COLL_TAG_BLOCKING; a
+				* nonblocking call's number (11 bits) at
+				* COLL_SEQ_SHIFT (coll_sched_number), above
 				* the bits MTMI hashes (MTMI_HASH_TAG_MASK),
 				* so that one source's calls of one
 				* collective queue in one bucket, the
@@ -109,6 +115,9 @@ enum coll_tag {
 /* added to the tags of a persistent collective (coll_sched_persist): its
  * rounds and the other collectives never share a tag */
 #define COLL_TAG_PERSIST (1 << (COLL_SEQ_SHIFT - 1))
+/* the offset of a blocking call's tags: no call number, and apart from
+ * every nonblocking call's (whose offsets leave this bit clear) */
+#define COLL_TAG_BLOCKING (1 << (COLL_SEQ_SHIFT - 2))
 
 /* A reduction as the algorithms see it: apply(in, inout, count) computes
  * inout = in op inout elementwise; the caller checked op and datatype. */

@@ -392,6 +392,18 @@ static int copy_peers(struct coll_comm *v, int **copy)
 	return 0;
 }
 
+void coll_sched_number(struct coll_sched *s, uint32_t seq)
+{
+	int ofs = (int)((seq & COLL_SEQ_MASK) << COLL_SEQ_SHIFT);
+
+	s->tag += ofs - s->c.tag_ofs;
+	s->c.tag_ofs = ofs;
+	if (s->alt.size > 0) {
+		s->alt_tag += ofs - s->alt.tag_ofs;
+		s->alt.tag_ofs = ofs;
+	}
+}
+
 michi_status_t coll_sched_persist(struct coll_sched *s)
 {
 	if (s->error < 0)

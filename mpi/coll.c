@@ -237,7 +237,7 @@ void michi_coll_comm(struct michi_comm *c, struct coll_comm *cc)
 	cc->rank = c->rank;
 	cc->size = c->size;
 	cc->ctx = c->ctx + 1;
-	cc->tag_ofs = (int)((c->coll_seq++ & COLL_SEQ_MASK) << COLL_SEQ_SHIFT);
+	cc->tag_ofs = COLL_TAG_BLOCKING;   /* a nonblocking call numbers its schedule */
 	cc->peers = c->peers;
 	if (unlikely(!c->hosts_done)) {
 		c->hosts = coll_hosts_build(c);
@@ -276,10 +276,14 @@ int michi_coll_go(struct michi_comm *c, struct coll_sched *s, MPI_Request *reque
 	struct michi_request *r;
 	michi_status_t st;
 	size_t bytes;
+	uint32_t seq;
 	int user_code;
 
 	if (!request)
 		return s ? coll_done(c, coll_sched_run(s), fname) : MPI_SUCCESS;
+	seq = c->coll_seq++;   /* every rank counts the call, with work or none */
+	if (s)
+		coll_sched_number(s, seq);
 	r = michi_req_alloc();
 	if (unlikely(!r)) {
 		coll_sched_free(s);
@@ -325,8 +329,9 @@ int michi_coll_go(struct michi_comm *c, struct coll_sched *s, MPI_Request *reque
  * again from its first step (coll_sched_start on a persistent schedule
  * resets it), MPI_Wait/Test complete the round as any request's, and
  * MPI_Request_free frees the schedule (mpi/request.c calls the two
- * functions below). Its tags carry COLL_TAG_PERSIST and the sequence
- * number of the init call, which every rank makes in the same order:
+ * functions below). Its tags carry COLL_TAG_PERSIST and the number of
+ * the init call among c's nonblocking and persistent calls, which every
+ * rank makes in the same order:
  * a round's frames then never match another collective's, nonblocking or
  * persistent, and rounds of one request are apart in per-peer order.
  */
@@ -338,6 +343,7 @@ static int coll_persist(struct michi_comm *c, struct coll_sched *s, MPI_Request 
 
 	if (!s)
 		return michi_err_nomem(c, fname);
+	coll_sched_number(s, c->coll_seq++);
 	if ((st = coll_sched_persist(s)) < 0) {
 		coll_sched_free(s);
 		return coll_done(c, st, fname);

@@ -504,7 +504,7 @@ static int comm_idup(const char *fname, struct michi_comm *c, const struct michi
 
 	if (ERRCHK && !request)
 		return michi_mpi_err(c, MPI_ERR_ARG, fname, "(request=NULL): NULL pointer");
-	seq = c->coll_seq;   /* this call's number among c's collectives */
+	seq = c->coll_seq;   /* the number michi_coll_go gives this call */
 	michi_coll_comm(c, &cc);
 	if (!(s = coll_sched_new(&cc, COLL_TAG_CTX, &op)))
 		return michi_mpi_err(c, MPI_ERR_NO_MEM, fname, "(): no memory");

@@ -1130,7 +1130,7 @@ static int dyn_spawn(const char *fname, int count, char *cmds[], char **argvs[],
 	struct michi_comm *c;
 	char why[768] = "", port[MPI_MAX_PORT_NAME] = "";
 	int err = dyn_comm_arg(fname, comm, root, intercomm, "intercomm", &c);
-	int cls = MPI_SUCCESS, total = 0, i, n;
+	int cls = MPI_SUCCESS, total = 0, slots = 0, i, outcome[3];
 	struct dyn_argv a = { 0 };
 	pid_t pid = -1;
 
@@ -1172,6 +1172,8 @@ static int dyn_spawn(const char *fname, int count, char *cmds[], char **argvs[],
 		if (!cls && (pid = dyn_spawn_start(&a, why, sizeof(why))) < 0)
 			cls = MPI_ERR_SPAWN;
 		dyn_argv_free(&a);
+		for (i = 0; maxprocs && i < count; i++)
+			slots += maxprocs[i] > 0 ? maxprocs[i] : 0;
 		if (pid > 0) {
 			pid_t *nc = realloc(dyn_children, sizeof(pid_t) * (size_t)(dyn_nchildren + 1));
 
@@ -1181,11 +1183,15 @@ static int dyn_spawn(const char *fname, int count, char *cmds[], char **argvs[],
 			}
 		}
 	}
-	err = PMPI_Bcast(&cls, 1, MPI_INT, root, c->handle);
-	if (!err)
-		err = PMPI_Bcast(&total, 1, MPI_INT, root, c->handle);
+	/* the outcome, the processes started and the slots asked for: every
+	 * rank fills array_of_errcodes, not the root alone (the root's
+	 * maxprocs are the only ones that count, so the others learn how many
+	 * entries there are from it), as MPICH and Open MPI do */
+	outcome[0] = cls, outcome[1] = total, outcome[2] = slots;
+	err = PMPI_Bcast(outcome, 3, MPI_INT, root, c->handle);
 	if (err)
 		return err;
+	cls = outcome[0], total = outcome[1], slots = outcome[2];
 	if (cls) {
 		struct dyn_port *p = c->rank == root && port[0] ? dyn_port_find(port) : NULL;
 
@@ -1193,10 +1199,8 @@ static int dyn_spawn(const char *fname, int count, char *cmds[], char **argvs[],
 			dyn_port_close(p);
 		PMPI_Bcast(why, (int)sizeof(why), MPI_CHAR, root, c->handle);
 		/* every slot failed: none was started */
-		if (errcodes && c->rank == root)
-			for (i = 0, n = 0; i < count; i++)
-				for (int j = 0; j < (maxprocs ? maxprocs[i] : 0); j++)
-					errcodes[n++] = cls;
+		for (i = 0; errcodes && i < slots; i++)
+			errcodes[i] = cls;
 		return dyn_err(c, cls, fname, "(): %s", why);
 	}
 	err = dyn_accept(c, port, root, c->rank == root ? pid : 0, fname, intercomm);
@@ -1205,10 +1209,9 @@ static int dyn_spawn(const char *fname, int count, char *cmds[], char **argvs[],
 
 		if (p)
 			dyn_port_close(p);
-		if (errcodes)
-			for (i = 0; i < total; i++)
-				errcodes[i] = err ? MPI_ERR_SPAWN : MPI_SUCCESS;
 	}
+	for (i = 0; errcodes && i < total; i++)
+		errcodes[i] = err ? MPI_ERR_SPAWN : MPI_SUCCESS;
 	return err;
 }
 

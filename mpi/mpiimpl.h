@@ -341,7 +341,8 @@ struct michi_comm {
 	 * are those point-to-point uses (my local rank; the remote group),
 	 * and `local` is a private intracommunicator of the local group */
 	struct michi_comm *local;
-	uint32_t coll_seq;     /* collectives started on it (mpi/coll.c) */
+	uint32_t coll_seq;     /* nonblocking and persistent collectives
+				* started on it (mpi/coll.c) */
 	/* its hosts for the node-aware collectives (mpi/coll.c), built at
 	 * its first collective: NULL for one host; hosts_mem is what to free */
 	const struct coll_hosts *hosts;
@@ -404,8 +405,8 @@ struct michi_job *michi_job_get(void);
  * mpirun, 2 another one (Hydra, Slurm: they cannot spawn Michi jobs). */
 int michi_launcher_kind(void);
 
-/* The collective view of c (coll/coll.h) with the next sequence number of
- * its collectives: every member calls it once per collective (mpi/coll.c). */
+/* The collective view of c (coll/coll.h) for a call on it, with the tags of
+ * a blocking call; michi_coll_go numbers a nonblocking call's schedule. */
 struct coll_comm;
 void michi_coll_comm(struct michi_comm *c, struct coll_comm *cc);
 /* mpi/site.c: the name of a site of the job (grid profiles are keyed by
