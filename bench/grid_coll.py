@@ -158,9 +158,10 @@ class Bench:
         res, calls = {}, []
         for x in lines:
             f = x.split()
-            if f and f[0] == 'gridcoll' and len(f) == 7:
-                res[(f[1], int(f[2]))] = (int(f[3]), float(f[4]), float(f[5]), float(f[6]))
-            elif f and f[0] == 'gridcoll-call' and len(f) == 6:
+            if f and f[0] == 'gridcoll' and len(f) == 8:
+                res[(f[1], int(f[2]))] = (int(f[3]), float(f[4]), float(f[5]), float(f[6]),
+                                          float(f[7]))
+            elif f and f[0] == 'gridcoll-call' and len(f) == 7:
                 calls.append((f[1], int(f[2]), int(f[3]), int(f[4]), int(f[5])))
         if not any(x.startswith('gridcoll done') for x in lines) and status.startswith('ok'):
             status = 'no results'
@@ -314,7 +315,7 @@ def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters,
                                            ['-t', op, '-m', str(psize), '-i', '3', '-w', '1'], lim)
                 wan.append(wan_series(b, delay, op, impl, calls, t0, t1))
 
-    hdr = ['impl', 'round', 'op', 'size', 'calls', 'median', 'min', 'max']
+    hdr = ['impl', 'round', 'op', 'size', 'calls', 'median', 'min', 'max', 'late_max']
     if sg_rows:
         write_csv(os.path.join(out, f'sg-{delay}.csv'), hdr, sg_rows)
     if p_rows:

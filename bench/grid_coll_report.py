@@ -44,6 +44,11 @@ def human(m):
     return f'{m} B'
 
 
+def xtics(sizes):
+    """gnuplot xtics naming the sizes as KiB or MiB."""
+    return 'set xtics (' + ', '.join(f'"{human(m)}" {max(m, 1)}' for m in sizes) + ')\n'
+
+
 def gnuplot(script):
     p = subprocess.run(['gnuplot'], input=script, text=True, capture_output=True, timeout=120)
     if p.returncode != 0:
@@ -97,11 +102,25 @@ def main(out):
     for delay in delays:
         md += [f'## WAN delay {delay} (one way)', '']
         mod = model(out, delay)
+        late(out, delay, md)
         sg(out, delay, mod, md)
         psweep(out, delay, mod, md)
         wan(out, delay, md)
         coll(out, delay, md)
     open(os.path.join(out, 'summary.md'), 'w').write('\n'.join(md) + '\n')
+
+
+def late(out, delay, md):
+    """How late the ranks started the calls (gridcoll's LATE): noise in every time."""
+    v = []
+    for part in ('sg', 'p', 'coll'):
+        path = os.path.join(out, f'{part}-{delay}.csv')
+        if os.path.exists(path):
+            v += [float(r['late_max']) for r in rd(path) if r.get('late_max')]
+    if v:
+        md += [f'Start lateness (the latest rank after the common start, per run and size: '
+               f"the machine's scheduling noise, part of every time): median "
+               f'{statistics.median(v) * 1e3:.2f} ms, largest {max(v) * 1e3:.2f} ms.', '']
 
 
 def sg(out, delay, mod, md):
@@ -154,9 +173,9 @@ set logscale xy 2
 set logscale y 10
 set grid
 set key top left
-set xlabel "block per rank (bytes)"
+set xlabel "block per rank"
 set ylabel "seconds per call"
-''' + '\n'.join(f'''set title "{op}"
+''' + xtics(sorted({k[1] for k in s})) + '\n'.join(f'''set title "{op}"
 plot "{dat}" using 1:2 with linespoints pt 7 title "Michi P=1", \\
      "" using 1:3 with linespoints pt 5 title "Michi auto", \\
      "" using 1:6 with lines dt 2 lw 2 title "model (auto P)", \\
@@ -324,13 +343,13 @@ def coll(out, delay, md):
     png = os.path.join(out, f'coll-{delay}.png')
     gnuplot(f'''set terminal pngcairo noenhanced size 1500,850 font ",10"
 set output "{png}"
-set multiplot layout 2,3 title "Collectives across two sites, WAN {delay} one way (barrier: size 1)"
+set multiplot layout 2,3 title "Collectives across two sites, WAN {delay} one way (barrier at 1 B)"
 set logscale xy
 set grid
 set key top left
-set xlabel "bytes"
+set xlabel "bytes per rank"
 set ylabel "seconds per call"
-''' + '\n'.join(body) + '\nunset multiplot\n')
+''' + xtics(sorted({max(k[1], 1) for k in s})) + '\n'.join(body) + '\nunset multiplot\n')
     md += [f'Plot: coll-{delay}.png', '']
 
 

@@ -17,16 +17,19 @@
  *
  * Timing: the grid's hosts are network namespaces of one machine, so all
  * ranks read one CLOCK_MONOTONIC. Before each call rank 0 broadcasts a
- * start time MS ms ahead (default 100), every rank sleeps until it and
- * calls; the call's time is the last rank's return minus that start, so
- * no barrier skew (a wide-area latency) enters it. If a rank got the
- * start time too late, the call is repeated with twice the lead. Rank 0
- * prints, per OP and size, "gridcoll OP SIZE ITERS MEDIAN MIN MAX" in
- * seconds, per call "gridcoll-call OP SIZE K START_NS END_NS" (the
- * shared clock, for the emulator's counters) and at the end "gridcoll
- * done". Every byte of every result is checked outside the timed part
- * (each block's values depend on source, destination and call); a wrong
- * one prints "gridcoll: rank R: ..." and aborts the job.
+ * start time MS ms ahead (default 100); every rank sleeps until just
+ * before it, polls the clock until it and calls. The call's time is the
+ * last rank's return minus that start, so no barrier skew (a wide-area
+ * latency) enters it. If a rank got the start time too late, the call is
+ * repeated with twice the lead. Rank 0 prints, per OP and size,
+ * "gridcoll OP SIZE ITERS MEDIAN MIN MAX LATE" in seconds (LATE: the most
+ * any rank started after the start time, over the calls: the machine's
+ * scheduling noise, which is part of the times), per call "gridcoll-call
+ * OP SIZE K START_NS END_NS LATE" (the shared clock, for the emulator's
+ * counters), and at the end "gridcoll done". Every byte of every result
+ * is checked outside the timed part (each block's values depend on
+ * source, destination and call); a wrong one prints "gridcoll: rank R:
+ * ..." and aborts the job.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -62,11 +65,16 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Sleeps until 500 us before t (a timed wake-up comes tens of us late,
+ * more on a loaded machine), then polls the clock until t. */
 static void sleep_until(int64_t t)
 {
-	struct timespec ts = { (time_t)(t / 1000000000), (long)(t % 1000000000) };
+	int64_t s = t - 500000;
+	struct timespec ts = { (time_t)(s / 1000000000), (long)(s % 1000000000) };
 
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
+		;
+	while (now_ns() < t)
 		;
 }
 
@@ -228,13 +236,14 @@ static int dcmp(const void *a, const void *b)
 }
 
 /* One timed call started at a shared time; returns its seconds, and the
- * shared start and the last rank's end through *t0 and *t1. */
+ * shared start and the last rank's end through *t0 and *t1, and the
+ * latest rank's wake-up after the start through *late. */
 static double timed_call(enum op op, long bytes, long k, int64_t *lead_ns, int64_t *t0,
-			 int64_t *t1)
+			 int64_t *t1, double *late)
 {
 	for (;;) {
-		int64_t start = 0, got, end;
-		double v[2], m[2];
+		int64_t start = 0, got, woke, end;
+		double v[3], m[3];
 
 		prepare(op, bytes, k);
 		MPI_Barrier(MPI_COMM_WORLD);
@@ -243,11 +252,13 @@ static double timed_call(enum op op, long bytes, long k, int64_t *lead_ns, int64
 		MPI_Bcast(&start, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
 		got = now_ns();
 		sleep_until(start);
+		woke = now_ns();
 		call(op, bytes);
 		end = now_ns();
 		v[0] = (double)(end - start);
 		v[1] = (double)(got - start);   /* > 0: this rank started late */
-		MPI_Allreduce(v, m, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+		v[2] = (double)(woke - start);  /* the sleep's lateness */
+		MPI_Allreduce(v, m, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 		verify(op, bytes, k);
 		if (m[1] > 0 && *lead_ns < 10 * 1000000000LL) {
 			*lead_ns *= 2;
@@ -255,6 +266,7 @@ static double timed_call(enum op op, long bytes, long k, int64_t *lead_ns, int64
 		}
 		*t0 = start;
 		*t1 = start + (int64_t)m[0];
+		*late = m[2] / 1e9;
 		return m[0] / 1e9;
 	}
 }
@@ -369,26 +381,29 @@ int main(int argc, char **argv)
 			long bytes = op == BARRIER ? 0 : sizes[s];
 			long it = op == BARRIER ? iters : iters_for(bytes, iters, scale);
 			double *t = malloc((size_t)it * sizeof(double));
+			double *lt = malloc((size_t)it * sizeof(double));
 			int64_t t0, t1;
 
-			if (!t)
+			if (!t || !lt)
 				die(op_names[op], bytes, "out of memory", 0);
 			for (long w = 0; s == 0 && w < warm; w++, k++)
-				timed_call(op, bytes, k, &lead_ns, &t0, &t1);
+				timed_call(op, bytes, k, &lead_ns, &t0, &t1, &lt[0]);
 			for (long j = 0; j < it; j++, k++) {
-				t[j] = timed_call(op, bytes, k, &lead_ns, &t0, &t1);
+				t[j] = timed_call(op, bytes, k, &lead_ns, &t0, &t1, &lt[j]);
 				if (rank == 0)
-					printf("gridcoll-call %s %ld %ld %lld %lld\n", op_names[op],
-					       bytes, j, (long long)t0, (long long)t1);
+					printf("gridcoll-call %s %ld %ld %lld %lld %.6f\n", op_names[op],
+					       bytes, j, (long long)t0, (long long)t1, lt[j]);
 			}
 			if (rank == 0) {
 				qsort(t, (size_t)it, sizeof(double), dcmp);
-				printf("gridcoll %s %ld %ld %.9f %.9f %.9f\n", op_names[op], bytes, it,
-				       it % 2 ? t[it / 2] : (t[it / 2 - 1] + t[it / 2]) / 2, t[0],
-				       t[it - 1]);
+				qsort(lt, (size_t)it, sizeof(double), dcmp);
+				printf("gridcoll %s %ld %ld %.9f %.9f %.9f %.6f\n", op_names[op], bytes,
+				       it, it % 2 ? t[it / 2] : (t[it / 2 - 1] + t[it / 2]) / 2, t[0],
+				       t[it - 1], lt[it - 1]);
 				fflush(stdout);
 			}
 			free(t);
+			free(lt);
 		}
 	}
 	if (rank == 0) {
