@@ -78,6 +78,7 @@ class Bench:
     def __init__(self, out, work, opts):
         self.out, self.work, self.o = out, work, opts
         self.runlog = open(os.path.join(out, 'runs.log'), 'a')
+        self.current = None   # the job running now, ended if we are stopped
         self.loadf = open(os.path.join(out, 'load.csv'), 'a')
         if self.loadf.tell() == 0:
             self.loadf.write('delay,part,impl,round,start,load_before,load_after,seconds,status\n')
@@ -128,6 +129,7 @@ class Bench:
         errf = open(os.path.join(self.work, 'stderr'), 'w+')
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errf, text=True,
                                 env=full, start_new_session=True)
+        self.current = proc
         lines = []
         reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
         reader.start()
@@ -151,6 +153,7 @@ class Bench:
             else:
                 time.sleep(0.2)
         t1 = time.monotonic_ns()
+        self.current = None
         reader.join(5)
         errf.seek(0)
         err = errf.read()
@@ -249,6 +252,8 @@ def main(argv):
             conf['params'][delay] = params
             one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters, n0, n1)
     finally:
+        if b.current and b.current.poll() is None:
+            b.kill_tree(b.current)
         subprocess.run([GRID, 'down'], capture_output=True, timeout=120)
     with open(os.path.join(out, 'config.txt'), 'w') as f:
         for k, v in conf.items():

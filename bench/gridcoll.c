@@ -368,8 +368,21 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nsizes; i++)
 		if (sizes[i] > maxb)
 			maxb = sizes[i];
-	sbuf = malloc((size_t)maxb * (size_t)size);
-	rbuf = malloc((size_t)maxb * (size_t)size);
+	/* the buffers this rank needs: a block per rank only where the call has one */
+	size_t sneed = 8, rneed = 8;
+	for (int o = 0; o < nops; o++) {
+		size_t one = (size_t)maxb, all = (size_t)maxb * (size_t)size;
+		size_t sn = ops[o] == ALLTOALL || (ops[o] == SCATTER && rank == 0) ? all : one;
+		size_t rn = ops[o] == ALLTOALL || ops[o] == ALLGATHER ||
+			    (ops[o] == GATHER && rank == 0) ? all : one;
+
+		if (sn > sneed)
+			sneed = sn;
+		if (rn > rneed)
+			rneed = rn;
+	}
+	sbuf = malloc(sneed);
+	rbuf = malloc(rneed);
 	if (!sbuf || !rbuf)
 		die("setup", maxb, "out of memory", 0);
 	lead_ns = lead_ms * 1000000LL;
