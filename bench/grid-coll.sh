@@ -65,8 +65,22 @@ cc -O2 -I"$TOP/coll" -o "$WORK/lanes_predict" "$TOP/bench/lanes_predict.c" "$TOP
 } >"$OUT/machine.txt"
 
 echo "grid-coll: results in $OUT"
+# in the background, so that a signal to this script reaches it (it ends
+# its job and takes the grid down) rather than waiting for it; what it
+# measured until then is summarised all the same
+STOPPED=
 # shellcheck disable=SC2086
-python3 "$TOP/bench/grid_coll.py" "$OUT" "$WORK" $ARGS
+python3 "$TOP/bench/grid_coll.py" "$OUT" "$WORK" $ARGS &
+PY=$!
+trap 'STOPPED=1; kill -TERM $PY 2>/dev/null' INT TERM HUP
+rc=0
+wait $PY || rc=$?
+if [ -n "$STOPPED" ]; then
+	wait $PY 2>/dev/null || true
+	rc=130
+fi
+trap 'exit 130' INT TERM HUP
 echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/machine.txt"
 python3 "$TOP/bench/grid_coll_report.py" "$OUT"
 echo "grid-coll: $OUT/summary.md"
+[ $rc -eq 0 ] || { echo "grid-coll: stopped or failed (exit $rc), the summary is partial; see $OUT/runs.log" >&2; exit $rc; }

@@ -246,18 +246,19 @@ def main(argv):
     def bye(*_):
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, bye)
+    for delay in o['delays']:
+        conf['params'][delay] = o['params'].get(delay) or default_params(delay, n1)
+    with open(os.path.join(out, 'config.txt'), 'w') as f:
+        for k, v in conf.items():
+            f.write(f'{k}: {v}\n')
     try:
         for delay in o['delays']:
-            params = o['params'].get(delay) or default_params(delay, n1)
-            conf['params'][delay] = params
-            one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters, n0, n1)
+            one_delay(b, conf, delay, conf['params'][delay], spec, sizes, psize, csizes,
+                      rounds, iters, n0, n1)
     finally:
         if b.current and b.current.poll() is None:
             b.kill_tree(b.current)
         subprocess.run([GRID, 'down'], capture_output=True, timeout=120)
-    with open(os.path.join(out, 'config.txt'), 'w') as f:
-        for k, v in conf.items():
-            f.write(f'{k}: {v}\n')
     return 0
 
 
@@ -268,6 +269,11 @@ def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters,
     if up.returncode != 0:
         raise SystemExit(f'grid-coll: test/net/grid up {spec} delay={delay}: {up.stderr.strip()}')
     log(f'grid up {spec} delay={delay}', b.runlog)
+    # the model's prediction, by Michi's own model code
+    pred = predict(b.work, params, n0, n1, sorted(set(sizes + [psize])))
+    write_csv(os.path.join(out, f'model-{delay}.csv'), ['size', 'P', 'T', 'auto_scatter', 'auto_gather'],
+              [[m, P, T, int(P == pred[m]['auto-scatter']), int(P == pred[m]['auto-gather'])]
+               for m in sorted(pred) for P, T in sorted(pred[m]['T'].items())])
     michi = {'MICHI_COLL_SITE_RANKS': str(n0), 'MICHI_TCP_LANE_MIN': '0',
              'MICHI_COLL_LANES_PARAMS': params}
     impls_sg = {'michi-p1': dict(michi, MICHI_COLL_LANES_P='1'),
@@ -277,7 +283,14 @@ def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters,
     if conf['force']:
         impls_coll['michi-forced'] = dict(impls_coll['michi'], **conf['force'])
     parts = conf['parts']
-    sg_rows, p_rows, c_rows = [], [], []
+    # rows go to the CSVs as each run ends, so a stopped run keeps what it measured
+    hdr = ['impl', 'round', 'op', 'size', 'calls', 'median', 'min', 'max', 'late_max']
+    sg_csv = os.path.join(out, f'sg-{delay}.csv')
+    p_csv = os.path.join(out, f'p-{delay}.csv')
+    c_csv = os.path.join(out, f'coll-{delay}.csv')
+    for path in (sg_csv, p_csv, c_csv):
+        if os.path.exists(path):
+            os.remove(path)
     sargs = ['-i', str(iters), '-s', str(MIB)]
     ptop = min(n0, n1)
 
@@ -294,14 +307,14 @@ def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters,
                                      ['-t', 'scatter,gather', '-m', ','.join(map(str, sizes))] + sargs,
                                      lim)
                 for (op, m), v in sorted(res.items()):
-                    sg_rows.append([impl, r, op, m, *v])
+                    append_csv(sg_csv, hdr, [impl, r, op, m, *v])
         if 'p' in parts:
             lim = b.limit(['scatter', 'gather'], [psize], iters, delay, n0, n1)
             for P in rot(range(1, ptop + 1), r):
                 res, _, _, _ = b.run(delay, 'p', f'michi-P{P}', r, dict(michi, MICHI_COLL_LANES_P=str(P)),
                                      ['-t', 'scatter,gather', '-m', str(psize)] + sargs, lim)
                 for (op, m), v in sorted(res.items()):
-                    p_rows.append([P, r, op, m, *v])
+                    append_csv(p_csv, ['P'] + hdr[1:], [P, r, op, m, *v])
         if 'coll' in parts:
             lim = b.limit(COLLS, csizes, iters, delay, n0, n1)
             for impl in rot(impls_coll, r):
@@ -309,7 +322,7 @@ def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters,
                                      ['-t', ','.join(COLLS), '-m', ','.join(map(str, csizes))] + sargs,
                                      lim)
                 for (op, m), v in sorted(res.items()):
-                    c_rows.append([impl, r, op, m, *v])
+                    append_csv(c_csv, hdr, [impl, r, op, m, *v])
     wan = []
     if 'wan' in parts and secs(delay) >= 0.02 - 1e-9:
         # single-lane against multilane, one op a run, its 100 ms WAN counters
@@ -320,18 +333,6 @@ def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters,
                                            ['-t', op, '-m', str(psize), '-i', '3', '-w', '1'], lim)
                 wan.append(wan_series(b, delay, op, impl, calls, t0, t1))
 
-    hdr = ['impl', 'round', 'op', 'size', 'calls', 'median', 'min', 'max', 'late_max']
-    if sg_rows:
-        write_csv(os.path.join(out, f'sg-{delay}.csv'), hdr, sg_rows)
-    if p_rows:
-        write_csv(os.path.join(out, f'p-{delay}.csv'), ['P'] + hdr[1:], p_rows)
-    if c_rows:
-        write_csv(os.path.join(out, f'coll-{delay}.csv'), hdr, c_rows)
-    # the model's prediction, by Michi's own model code
-    pred = predict(b.work, params, n0, n1, sorted(set(sizes + [psize])))
-    write_csv(os.path.join(out, f'model-{delay}.csv'), ['size', 'P', 'T', 'auto_scatter', 'auto_gather'],
-              [[m, P, T, int(P == pred[m]['auto-scatter']), int(P == pred[m]['auto-gather'])]
-               for m in sorted(pred) for P, T in sorted(pred[m]['T'].items())])
     subprocess.run([GRID, 'down'], capture_output=True, timeout=120)
     log(f'grid down ({delay})', b.runlog)
 
@@ -385,6 +386,15 @@ def wan_series(b, delay, op, impl, calls, t0, t1):
     return name
 
 
+def append_csv(path, hdr, row):
+    new = not os.path.exists(path)
+    with open(path, 'a', newline='') as f:
+        w = csv.writer(f)
+        if new:
+            w.writerow(hdr)
+        w.writerow(row)
+
+
 def write_csv(path, hdr, rows):
     with open(path, 'w', newline='') as f:
         w = csv.writer(f)
@@ -393,4 +403,9 @@ def write_csv(path, hdr, rows):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:
+        print('grid-coll: stopped; the job that ran was ended and the grid taken down',
+              file=sys.stderr)
+        sys.exit(130)
