@@ -1,0 +1,411 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""bench/grid_coll.py: collectives across sites on the emulated grid, Michi
+against MPICH and Open MPI (issue 29's figures); run through
+bench/grid-coll.sh, which builds the programs and says how.
+
+  grid_coll.py OUTDIR WORKDIR [options]
+
+WORKDIR holds gridcoll.michi, gridcoll.mpich, gridcoll.openmpi (bench/gridcoll.c
+built with each MPI's mpicc) and lanes_predict (bench/lanes_predict.c with
+coll/lanes_model.c). Options:
+  --quick           two-sites (4 + 4 hosts), blocks 64 KiB and 1 MiB, P sweep
+                    at 1 MiB, other collectives at 8 B and 64 KiB, 1 round, 2 calls
+  -r ROUNDS         rounds (default 3; --quick 1); each round runs every
+                    implementation once per part, their order rotated by round
+  -i ITERS          timed calls per size up to 1 MiB, scaled down above it
+                    (gridcoll -i/-s; default 5, --quick 2)
+  --delays D,D      WAN one-way delays (default 5ms,20ms)
+  --parts LIST      of sg,p,wan,coll (default all)
+  --params D=STR    the cost model's parameters at delay D (MICHI_COLL_LANES_PARAMS,
+                    given to Michi and to the prediction alike)
+  -F VAR=VAL        forces for an extra `michi-forced` row of the other
+                    collectives (e.g. -F MICHI_COLL_BCAST_ALGORITHM=binomial);
+                    repeatable
+"""
+
+import csv
+import math
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NET = os.path.join(TOP, 'test', 'net')
+GRID = os.path.join(NET, 'grid')
+GRID_MPI = os.path.join(NET, 'grid-mpi')
+KIB, MIB = 1024, 1024 * 1024
+WAN_RATE = 100e6          # the specs' B_WAN (wan=100mbit)
+LAN_RATE = 100e6          # b_LAN (nic=100mbit)
+WINDOW = 35000            # bytes a window-limited flow has in flight (the specs' calibration)
+COLLS = ['bcast', 'allgather', 'alltoall', 'allreduce', 'reduce', 'barrier']
+
+
+def log(msg, f=None):
+    line = time.strftime('%H:%M:%S ') + msg
+    print(line, flush=True)
+    if f:
+        f.write(line + '\n')
+        f.flush()
+
+
+def secs(d):
+    """'20ms' -> 0.02."""
+    for suf, k in (('us', 1e-6), ('ms', 1e-3), ('s', 1.0)):
+        if d.endswith(suf):
+            return float(d[:-len(suf)]) * k
+    return float(d)
+
+
+def rate1(delay):
+    """One window-limited flow across the WAN at this one-way delay (b_wan(1))."""
+    return min(25e6, WINDOW * 8 / (2 * secs(delay)))
+
+
+def default_params(delay, n1):
+    """L and b_wan(P) = min(b_wan(1), B_WAN / P) for P = 1..n1 (the grid's flows
+    are window-limited until P of them fill the path)."""
+    r = rate1(delay)
+    bw = ','.join(f'{min(r, WAN_RATE / p) / 1e6:.3f}mbit' for p in range(1, n1 + 1))
+    return f'L={delay},alpha=300us,b_lan={LAN_RATE / 1e6:g}mbit,b_wan={bw}'
+
+
+class Bench:
+    def __init__(self, out, work, opts):
+        self.out, self.work, self.o = out, work, opts
+        self.runlog = open(os.path.join(out, 'runs.log'), 'a')
+        self.current = None   # the job running now, ended if we are stopped
+        self.loadf = open(os.path.join(out, 'load.csv'), 'a')
+        if self.loadf.tell() == 0:
+            self.loadf.write('delay,part,impl,round,start,load_before,load_after,seconds,status\n')
+        self.stats = os.path.join(os.environ.get('MICHI_GRID_DIR') or
+                                  os.path.join('/run/michi-grid',
+                                               os.environ.get('MICHI_GRID_PREFIX', 'mg')),
+                                  'linkemu.csv')
+
+    # ---- runs ----
+    def leftovers(self):
+        """Our ranks still alive (their program lies in WORKDIR): ended by pid."""
+        mine = []
+        for p in os.listdir('/proc'):
+            if not p.isdigit() or int(p) == os.getpid():
+                continue
+            try:
+                with open(f'/proc/{p}/cmdline', 'rb') as f:
+                    cmd = f.read().replace(b'\0', b' ').decode(errors='replace')
+            except OSError:
+                continue
+            if os.path.join(self.work, 'gridcoll.') in cmd:
+                mine.append(int(p))
+        return mine
+
+    def kill_tree(self, proc):
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(proc.pid, sig)
+            except ProcessLookupError:
+                pass
+            for pid in self.leftovers():
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    pass
+            time.sleep(1)
+        proc.wait()
+
+    def run(self, delay, part, impl, rnd, env, args, limit):
+        """One gridcoll job under test/net/grid-mpi; returns (results, calls,
+        t_start_ns, t_end_ns): results {(op, size): (iters, median, min, max)}."""
+        mpi = 'michi' if impl.startswith('michi') else impl
+        cmd = [GRID_MPI, mpi, '--run', os.path.join(self.work, f'gridcoll.{mpi}')] + args
+        full = dict(os.environ)
+        full.update(env)
+        load0 = open('/proc/loadavg').read().split()[0]
+        t0 = time.monotonic_ns()
+        errf = open(os.path.join(self.work, 'stderr'), 'w+')
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errf, text=True,
+                                env=full, start_new_session=True)
+        self.current = proc
+        lines = []
+        reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+        reader.start()
+        status, done_at = None, None
+        while status is None:
+            if proc.poll() is not None:
+                reader.join(5)
+                status = 'ok' if proc.returncode == 0 else f'exit {proc.returncode}'
+                break
+            el = (time.monotonic_ns() - t0) / 1e9
+            if done_at is None and any(x.startswith('gridcoll done') for x in list(lines)):
+                done_at = el
+            # MPICH 4.0.2/UCX 1.13 tcp may hang in MPI_Finalize after the
+            # results (test/net/grid_common.sh): 10 s after them the job ends
+            if done_at is not None and el - done_at > 10:
+                self.kill_tree(proc)
+                status = 'ok (stopped in MPI_Finalize)'
+            elif el > limit:
+                self.kill_tree(proc)
+                status = f'timeout ({limit:.0f} s)'
+            else:
+                time.sleep(0.2)
+        t1 = time.monotonic_ns()
+        self.current = None
+        reader.join(5)
+        errf.seek(0)
+        err = errf.read()
+        errf.close()
+        res, calls = {}, []
+        for x in lines:
+            f = x.split()
+            if f and f[0] == 'gridcoll' and len(f) == 8:
+                res[(f[1], int(f[2]))] = (int(f[3]), float(f[4]), float(f[5]), float(f[6]),
+                                          float(f[7]))
+            elif f and f[0] == 'gridcoll-call' and len(f) == 7:
+                calls.append((f[1], int(f[2]), int(f[3]), int(f[4]), int(f[5])))
+        if not any(x.startswith('gridcoll done') for x in lines) and status.startswith('ok'):
+            status = 'no results'
+        load1 = open('/proc/loadavg').read().split()[0]
+        envs = ' '.join(f'{k}={v}' for k, v in sorted(env.items()) if k.startswith('MICHI_'))
+        log(f'{delay} {part} {impl} round {rnd}: {status}, {(t1 - t0) / 1e9:.1f} s, '
+            f'load {load0} -> {load1}; {envs} {" ".join(args)}', self.runlog)
+        if not status.startswith('ok'):
+            self.runlog.write(''.join(lines[-20:]) + err[-3000:] + '\n')
+            self.runlog.flush()
+        self.loadf.write(f'{delay},{part},{impl},{rnd},{t0},{load0},{load1},'
+                         f'{(t1 - t0) / 1e9:.1f},{status}\n')
+        self.loadf.flush()
+        return (res if status.startswith('ok') else {}), calls, t0, t1
+
+    # ---- bounds ----
+    def call_bound(self, op, m, delay, n0, n1):
+        """Seconds one call can take at worst: every WAN byte in one
+        window-limited flow, every LAN block through one NIC."""
+        n = n0 + n1
+        cross = {'scatter': n1 * m, 'gather': n1 * m, 'bcast': 2 * m,
+                 'allgather': (n - 1) * m, 'alltoall': n0 * n1 * m,
+                 'allreduce': 2 * m, 'reduce': 2 * m, 'barrier': 0}[op]
+        return (4 * math.log2(n) * secs(delay) + cross * 8 / rate1(delay) +
+                (n - 1) * m * 8 / LAN_RATE + 0.2)
+
+    def limit(self, ops, sizes, iters, delay, n0, n1):
+        t = 0.0
+        for op in ops:
+            for k, m in enumerate(sizes):
+                it = iters if m <= MIB else max(min(iters, 3), int(iters * MIB / m))
+                t += (it + (1 if k == 0 else 0)) * self.call_bound(op, m, delay, n0, n1)
+        return 90 + 2 * t
+
+
+def median(v):
+    return statistics.median(v) if v else float('nan')
+
+
+def main(argv):
+    out, work = argv[0], argv[1]
+    o = {'quick': False, 'rounds': None, 'iters': None, 'delays': ['5ms', '20ms'],
+         'parts': ['sg', 'p', 'wan', 'coll'], 'params': {}, 'force': {}}
+    a = argv[2:]
+    while a:
+        x = a.pop(0)
+        if x == '--quick':
+            o['quick'] = True
+        elif x == '-r':
+            o['rounds'] = int(a.pop(0))
+        elif x == '-i':
+            o['iters'] = int(a.pop(0))
+        elif x == '--delays':
+            o['delays'] = [d for d in a.pop(0).split(',') if d]
+        elif x == '--parts':
+            o['parts'] = [p for p in a.pop(0).split(',') if p]
+        elif x == '--params':
+            d, s = a.pop(0).split('=', 1)
+            o['params'][d] = s
+        elif x == '-F':
+            k, v = a.pop(0).split('=', 1)
+            o['force'][k] = v
+        else:
+            print(__doc__, file=sys.stderr)
+            return 2
+    q = o['quick']
+    spec, per_site = ('two-sites', 4) if q else ('two-sites-16', 8)
+    sizes = [64 * KIB, MIB] if q else [64 * KIB << k for k in range(9)]
+    psize = MIB if q else 4 * MIB
+    csizes = [8, 64 * KIB] if q else [8, 64 * KIB, MIB]
+    rounds = o['rounds'] or (1 if q else 3)
+    iters = o['iters'] or (2 if q else 5)
+    n0 = n1 = per_site
+    b = Bench(out, work, o)
+    conf = {'spec': spec, 'per_site': per_site, 'sizes': sizes, 'psize': psize,
+            'csizes': csizes, 'rounds': rounds, 'iters': iters, 'delays': o['delays'],
+            'parts': o['parts'], 'force': o['force'], 'params': {}}
+
+    def bye(*_):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, bye)
+    for delay in o['delays']:
+        conf['params'][delay] = o['params'].get(delay) or default_params(delay, n1)
+    with open(os.path.join(out, 'config.txt'), 'w') as f:
+        for k, v in conf.items():
+            f.write(f'{k}: {v}\n')
+    try:
+        for delay in o['delays']:
+            one_delay(b, conf, delay, conf['params'][delay], spec, sizes, psize, csizes,
+                      rounds, iters, n0, n1)
+    finally:
+        if b.current and b.current.poll() is None:
+            b.kill_tree(b.current)
+        subprocess.run([GRID, 'down'], capture_output=True, timeout=120)
+    return 0
+
+
+def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters, n0, n1):
+    out = b.out
+    up = subprocess.run([GRID, 'up', spec, f'delay={delay}'], capture_output=True, text=True,
+                        timeout=300)
+    if up.returncode != 0:
+        raise SystemExit(f'grid-coll: test/net/grid up {spec} delay={delay}: {up.stderr.strip()}')
+    log(f'grid up {spec} delay={delay}', b.runlog)
+    # the model's prediction, by Michi's own model code
+    pred = predict(b.work, params, n0, n1, sorted(set(sizes + [psize])))
+    write_csv(os.path.join(out, f'model-{delay}.csv'), ['size', 'P', 'T', 'auto_scatter', 'auto_gather'],
+              [[m, P, T, int(P == pred[m]['auto-scatter']), int(P == pred[m]['auto-gather'])]
+               for m in sorted(pred) for P, T in sorted(pred[m]['T'].items())])
+    michi = {'MICHI_COLL_SITE_RANKS': str(n0), 'MICHI_TCP_LANE_MIN': '0',
+             'MICHI_COLL_LANES_PARAMS': params}
+    impls_sg = {'michi-p1': dict(michi, MICHI_COLL_LANES_P='1'),
+                'michi-auto': dict(michi, MICHI_COLL_LANES_P='0'),
+                'mpich': {}, 'openmpi': {}}
+    impls_coll = {'michi': {'MICHI_COLL_SITE_RANKS': str(n0)}, 'mpich': {}, 'openmpi': {}}
+    if conf['force']:
+        impls_coll['michi-forced'] = dict(impls_coll['michi'], **conf['force'])
+    parts = conf['parts']
+    # rows go to the CSVs as each run ends, so a stopped run keeps what it measured
+    hdr = ['impl', 'round', 'op', 'size', 'calls', 'median', 'min', 'max', 'late_max']
+    sg_csv = os.path.join(out, f'sg-{delay}.csv')
+    p_csv = os.path.join(out, f'p-{delay}.csv')
+    c_csv = os.path.join(out, f'coll-{delay}.csv')
+    for path in (sg_csv, p_csv, c_csv):
+        if os.path.exists(path):
+            os.remove(path)
+    sargs = ['-i', str(iters), '-s', str(MIB)]
+    ptop = min(n0, n1)
+
+    def rot(names, r):
+        names = list(names)
+        k = r % len(names)
+        return names[k:] + names[:k]
+
+    for r in range(1, rounds + 1):
+        if 'sg' in parts:
+            lim = b.limit(['scatter', 'gather'], sizes, iters, delay, n0, n1)
+            for impl in rot(impls_sg, r):
+                res, _, _, _ = b.run(delay, 'sg', impl, r, impls_sg[impl],
+                                     ['-t', 'scatter,gather', '-m', ','.join(map(str, sizes))] + sargs,
+                                     lim)
+                for (op, m), v in sorted(res.items()):
+                    append_csv(sg_csv, hdr, [impl, r, op, m, *v])
+        if 'p' in parts:
+            lim = b.limit(['scatter', 'gather'], [psize], iters, delay, n0, n1)
+            for P in rot(range(1, ptop + 1), r):
+                res, _, _, _ = b.run(delay, 'p', f'michi-P{P}', r, dict(michi, MICHI_COLL_LANES_P=str(P)),
+                                     ['-t', 'scatter,gather', '-m', str(psize)] + sargs, lim)
+                for (op, m), v in sorted(res.items()):
+                    append_csv(p_csv, ['P'] + hdr[1:], [P, r, op, m, *v])
+        if 'coll' in parts:
+            lim = b.limit(COLLS, csizes, iters, delay, n0, n1)
+            for impl in rot(impls_coll, r):
+                res, _, _, _ = b.run(delay, 'coll', impl, r, impls_coll[impl],
+                                     ['-t', ','.join(COLLS), '-m', ','.join(map(str, csizes))] + sargs,
+                                     lim)
+                for (op, m), v in sorted(res.items()):
+                    append_csv(c_csv, hdr, [impl, r, op, m, *v])
+    wan = []
+    if 'wan' in parts and secs(delay) >= 0.02 - 1e-9:
+        # single-lane against multilane, one op a run, its 100 ms WAN counters
+        for op in ('scatter', 'gather'):
+            for impl in ('michi-p1', 'michi-auto'):
+                lim = b.limit([op], [psize], 3, delay, n0, n1)
+                res, calls, t0, t1 = b.run(delay, 'wan', impl, 1, impls_sg[impl],
+                                           ['-t', op, '-m', str(psize), '-i', '3', '-w', '1'], lim)
+                wan.append(wan_series(b, delay, op, impl, calls, t0, t1))
+
+    subprocess.run([GRID, 'down'], capture_output=True, timeout=120)
+    log(f'grid down ({delay})', b.runlog)
+
+
+def predict(work, params, n0, n1, sizes):
+    p = subprocess.run([os.path.join(work, 'lanes_predict'), params, str(n0), str(n1)] +
+                       [str(m) for m in sizes], capture_output=True, text=True, timeout=30)
+    if p.returncode != 0:
+        raise SystemExit(f'grid-coll: lanes_predict: {p.stderr.strip()}')
+    pred = {}
+    for line in p.stdout.split():
+        f = line.split(',')
+        d = pred.setdefault(int(f[0]), {'T': {}})
+        if f[1].startswith('auto'):
+            d[f[1]] = int(f[2])
+        else:
+            d['T'][int(f[1])] = float(f[2])
+    return pred
+
+
+def wan_series(b, delay, op, impl, calls, t0, t1):
+    """The emulator's 100 ms counters of the WAN path during one run, from
+    its first timed call's start: Mb/s each way and the share of B_WAN."""
+    rows = []
+    start = min((c[3] for c in calls), default=t0)
+    try:
+        with open(b.stats) as f:
+            for r in csv.DictReader(f):
+                if r.get('path') != 'wan' or not r['t_ns'].isdigit():
+                    continue
+                t = int(r['t_ns'])
+                if t0 - 2e8 <= t <= t1 + 2e8:
+                    rows.append((t, r['dir'], int(r['bytes'])))
+    except OSError as e:
+        log(f'wan: {b.stats}: {e}', b.runlog)
+    iv = sorted({t for t, _, _ in rows})
+    step = (iv[1] - iv[0]) if len(iv) > 1 else 100e6
+    series = []
+    for t in iv:
+        ab = sum(x for u, d, x in rows if u == t and d == 'ab')
+        ba = sum(x for u, d, x in rows if u == t and d == 'ba')
+        series.append([f'{(t - start) / 1e9:.3f}', f'{ab * 8 / (step / 1e9) / 1e6:.2f}',
+                       f'{ba * 8 / (step / 1e9) / 1e6:.2f}',
+                       f'{(ab if op == "scatter" else ba) * 8 / (step / 1e9) / WAN_RATE:.4f}'])
+    name = os.path.join(b.out, f'wan-{delay}-{op}-{impl}.csv')
+    write_csv(name, ['t_s', 'mbps_ab', 'mbps_ba', 'util'], series)
+    with open(os.path.join(b.out, f'wan-{delay}-{op}-{impl}-calls.csv'), 'w') as f:
+        f.write('call,start_s,end_s\n')
+        for c in calls:
+            f.write(f'{c[2]},{(c[3] - start) / 1e9:.3f},{(c[4] - start) / 1e9:.3f}\n')
+    return name
+
+
+def append_csv(path, hdr, row):
+    new = not os.path.exists(path)
+    with open(path, 'a', newline='') as f:
+        w = csv.writer(f)
+        if new:
+            w.writerow(hdr)
+        w.writerow(row)
+
+
+def write_csv(path, hdr, rows):
+    with open(path, 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(hdr)
+        w.writerows(rows)
+
+
+if __name__ == '__main__':
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:
+        print('grid-coll: stopped; the job that ran was ended and the grid taken down',
+              file=sys.stderr)
+        sys.exit(130)
