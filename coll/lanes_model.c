@@ -120,8 +120,27 @@ int lanes_Y_h(int P, int h, int n0, int n1)
 
 double lanes_T_h(const struct lanes_params *p, int dir, int P, int h, int n0, int n1, double M)
 {
-	return p->L + lanes_X(P, n1) * M / lanes_rate(p, dir, P, h)
-		+ lanes_Y_h(P, h, n0, n1) * M / p->b_lan + p->alpha;
+	int X = lanes_X(P, n1);
+	double nic, lane;
+
+	if (dir != LANES_GATHER)
+		return p->L + X * M / lanes_rate(p, dir, P, h)
+			+ lanes_Y_h(P, h, n0, n1) * M / p->b_lan + p->alpha;
+	/* Gather: everything moves at once; the root's NIC takes every
+	 * block in, or the slowest lane (its far collection, its crossing,
+	 * a sender's forwarding of its lanes to the root) is longer */
+	nic = (n0 - 1 + n1) * M / p->b_lan;
+	lane = (X - 1) * M / p->b_lan + X * M / lanes_rate(p, dir, P, h);
+	if ((P + h - 1) / h > 1) {
+		/* the other senders' lanes reach the root's NIC only once
+		 * they have crossed: n1 - B0 blocks after the crossing */
+		double fwd = lane + (n1 - lanes_B0(P, h, n1)) * M / p->b_lan;
+
+		lane += (double)h * X * M / p->b_lan;
+		if (fwd > lane)
+			lane = fwd;
+	}
+	return p->L + (nic > lane ? nic : lane) + p->alpha;
 }
 
 int lanes_choose_ph(const struct lanes_params *p, int dir, int n0, int n1, double M, int *h)
@@ -137,8 +156,9 @@ int lanes_choose_ph(const struct lanes_params *p, int dir, int n0, int n1, doubl
 		for (hh = (P + n0 - 1) / n0; hh <= P; hh++) {
 			double t = lanes_T_h(p, dir, P, hh, n0, n1, M);
 
-			/* strictly less: ties keep fewer lanes, then fewer a host */
-			if (t < tbest) {
+			/* clearly less; or, for the same P, no more (within
+			 * rounding): more lanes a host, fewer forwarding hops */
+			if (t < tbest * (1 - 1e-9) || (P == bestP && t <= tbest * (1 + 1e-9))) {
 				tbest = t;
 				bestP = P;
 				*h = hh;

@@ -50,6 +50,22 @@
  * (n0 >= n1), or the root's forwarding to the last sender and that lane's
  * spreading at the far site (n0 < n1): at h = 1 both are the paper's Y,
  * and T(1, 1) is the single-lane cost. Without measured b_out / b_in
+ * Gather's lanes all cross at once and the root takes every block in at
+ * once, so its T(P, h) counts overlap rather than the paper's sum (which
+ * measured 14-25% over on the emulated grid with per-host limits):
+ *
+ *   T_g(P, h) = L + max((n0 - 1 + n1)·M / b_lan,  W + [h·X·M / b_lan],
+ *                       W + [(n1 - B0)·M / b_lan]) + alpha
+ *   W = (X - 1)·M / b_lan + X·M / r(P, h)
+ *
+ * the root's NIC inbound; the fullest lane (its far collection and
+ * crossing, W) and, with S > 1 (bracketed terms), a sender's forwarding
+ * of its h lanes to the root; or the other senders' lanes, which reach
+ * the root's NIC only once they have crossed. With n1 >= n0 and b_wan <= b_lan its
+ * T_g(1, 1) is the single-lane cost; with n0 > n1 it is lower (the root's
+ * site's blocks arrive while the lane crosses).
+ *
+ * Without measured b_out / b_in
  * (bout_max, bin_max 0) a host is taken as node-limited, b_end(h) =
  * b_wan(1) (paper A's premise): h > 1 then gains nothing on the WAN (a
  * host's h lanes share one lane's rate) and is chosen only where it
@@ -116,13 +132,14 @@ int lanes_B0(int P, int h, int n1);
 /* Y(P, h); lanes_Y_h(P, 1, n0, n1) == lanes_Y(P, n0, n1). */
 int lanes_Y_h(int P, int h, int n0, int n1);
 
-/* T(P, h) (h = 1 and no b_out/b_in: lanes_T). 1 <= h <= P and
- * ceil(P / h) <= n0. */
+/* T(P, h) (Scatter with h = 1 and no b_out/b_in: lanes_T; Gather:
+ * T_g above). 1 <= h <= P and ceil(P / h) <= n0. */
 double lanes_T_h(const struct lanes_params *p, int dir, int P, int h, int n0, int n1, double M);
 
 /* argmin of T(P, h) over P in 1..min(n1, LANES_PMAX), h in 1..P with
- * ceil(P / h) <= n0; ties to the smaller P, then the smaller h. Returns
- * P and sets *h. Deterministic like lanes_choose. */
+ * ceil(P / h) <= n0; ties to the smaller P. Returns
+ * P and sets *h; for one P, equal times (to rounding) take the larger h
+ * (fewer forwarding hops). Deterministic like lanes_choose. */
 int lanes_choose_ph(const struct lanes_params *p, int dir, int n0, int n1, double M, int *h);
 
 /*

@@ -251,14 +251,14 @@ START_TEST(test_h_unmeasured)
 		P = lanes_choose_ph(&p, LANES_SCATTER, 32, 32, MIB, &h);
 		ck_assert_int_eq(P, lanes_choose(&p, 32, 32, MIB));
 		ck_assert_int_eq(h, 1);
-		/* n0 < n1: 8 lanes two a host cross in the time 4 lanes do
-		 * (half the rate, half the blocks) and save the far site's
-		 * spreading, one LAN step */
+		/* n0 < n1, Gather: the lanes overlap (T_g), never worse than
+		 * the paper's choice under the paper's sum */
 		P = lanes_choose_ph(&p, LANES_GATHER, 4, 8, MIB, &h);
-		ck_assert_int_eq(P * 10 + h, 82);
-		ck_assert_double_eq_tol(lanes_T(&p, 4, 4, 8, MIB) -
-					lanes_T_h(&p, LANES_GATHER, 8, 2, 4, 8, MIB),
-					MIB / p.b_lan, 1e-9);
+		ck_assert(lanes_T_h(&p, LANES_GATHER, P, h, 4, 8, MIB) <=
+			  lanes_T(&p, lanes_choose(&p, 4, 8, MIB), 4, 8, MIB));
+		/* T_g(1, 1) with n1 >= n0 is the single-lane cost */
+		ck_assert_double_eq_tol(lanes_T_h(&p, LANES_GATHER, 1, 1, 4, 8, MIB),
+					lanes_T_simple(&p, 4, 8, MIB), 1e-12);
 	}
 	/* T(1, 1) with tables is still the single-lane cost */
 	grid_params(&p, 1);
@@ -291,6 +291,13 @@ START_TEST(test_window)
 	P = lanes_choose_ph(&p, LANES_SCATTER, 4, 4, M1, &h);
 	ck_assert_int_eq(P, 4);
 	ck_assert_int_eq(h, 4);
+	/* Gather at P = 4: the root's NIC takes 7 blocks in whatever h; the
+	 * tie goes to the root alone (no forwarding hop) */
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_GATHER, 4, 1, 4, 4, M1), LA + 7 * TL, 1e-9);
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_GATHER, 4, 4, 4, 4, M1), LA + 7 * TL, 1e-9);
+	/* P = 1: the lane's far collection (3) and crossing (4) */
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_GATHER, 1, 1, 4, 4, M1),
+				LA + 3 * TL + 4 * M1 / (25 * MBIT), 1e-9);
 	P = lanes_choose_ph(&p, LANES_GATHER, 4, 4, M1, &h);
 	ck_assert_int_eq(P, 4);
 	ck_assert_int_eq(h, 4);
