@@ -9,15 +9,19 @@
  * lane order k (Dep_recv), and carries the blocks of that site's ranks
  * k, k + P, k + 2P, ... in lane order (ceil(n1 / P) blocks at most,
  * Dep_recv's own first), as one wide-area message. The senders are the
- * root, then the root's site's other ranks in lane order; lanes are
- * numbered over the far sites in site order and lane g goes to sender
- * g mod n0, so the root keeps lane 0 and, with more than two sites, the
- * senders are shared out. P per far site comes from the cost model
- * (coll/lanes_model.h) with the communicator's parameters, each far
- * site's as if it were the only one (n0 and its own size; the model
- * has no term for far sites sharing the root's senders), or the
- * coll_lanes_p tunable; every input is the same on every rank (sites,
- * root, block size), so every rank builds the same lanes.
+ * root, then the root's site's other ranks in lane order; a sender may
+ * drive h lanes at once (h = 1: paper A; h = P: the root alone, with no
+ * LAN hop, the better choice when the WAN limit is per connection and
+ * not per host): a far site's lanes go in runs of h to sender slots,
+ * slots numbered over the far sites in site order, and slot s is
+ * sender s mod n0, so the root keeps lane 0 and, with more than two
+ * sites, the senders are shared out. P and h per far site come from the
+ * cost model (coll/lanes_model.h, lanes_choose_ph) with the
+ * communicator's parameters, each far site's as if it were the only one
+ * (n0 and its own size; the model has no term for far sites sharing the
+ * root's senders), or the coll_lanes_p and coll_lanes_h tunables; every
+ * input is the same on every rank (sites, root, block size), so every
+ * rank builds the same lanes.
  *
  * Scatter: the root hands each other sender, one at a time (a round
  * each, so the first lanes start early), its lanes' blocks and its own
@@ -44,7 +48,13 @@ MICHI_TUNABLE(lanes_params_str, "coll_lanes_params", MICHI_T_STRING, "", MICHI_L
 static int lanes_p;
 MICHI_TUNABLE(lanes_p, "coll_lanes_p", MICHI_T_INT, "0", MICHI_LEVEL_TUNER,
 	      "lanes per far site of the multilane scatter and gather (0: the cost "
-	      "model's choice; capped at the sizes of the two sites)");
+	      "model's choice; capped at the far site's size)");
+static int lanes_h;
+MICHI_TUNABLE(lanes_h, "coll_lanes_h", MICHI_T_INT, "0", MICHI_LEVEL_TUNER,
+	      "lanes each host of the root's site drives across of the multilane scatter "
+	      "and gather (1: paper A's one lane a host; the lane count: the root alone; "
+	      "0: the cost model's choice, or with coll_lanes_p set as few as the root's "
+	      "site allows; capped at the lanes)");
 
 static struct lanes_params params;
 static const char *params_seen;
@@ -78,53 +88,74 @@ struct plan {
 	const struct coll_sites *ss;
 	int root, rsite, n0;   /* the root's site and its size */
 	int nlanes;            /* lanes over all far sites */
+	int nslots;            /* sender slots over all far sites (slot s: sender s mod n0) */
 	int *P, *base;         /* per site: its lanes, and the number of its lane 0 */
+	int *h, *sbase;        /* per site: lanes a sender drives, and its first slot */
 };
 
 static int plan_make(struct coll_sched *s, struct plan *pl, int root, size_t blen, int gather)
 {
 	const struct coll_sites *ss = s->c.sites;
 	const struct lanes_params *lp = coll_lanes_params(&s->c);
-	int t;
+	int t, dir = gather ? LANES_GATHER : LANES_SCATTER;
 
 	pl->ss = ss;
 	pl->root = root;
 	pl->rsite = ss->site[root];
 	pl->n0 = ss->first[pl->rsite + 1] - ss->first[pl->rsite];
-	if (!(pl->P = coll_sched_tmp(s, 2 * (size_t)ss->nsites * sizeof(int))))
+	if (!(pl->P = coll_sched_tmp(s, 4 * (size_t)ss->nsites * sizeof(int))))
 		return -1;
 	pl->base = pl->P + ss->nsites;
+	pl->h = pl->base + ss->nsites;
+	pl->sbase = pl->h + ss->nsites;
 	pl->nlanes = 0;
+	pl->nslots = 0;
 	for (t = 0; t < ss->nsites; t++) {
-		int n1 = ss->first[t + 1] - ss->first[t], sup = n1 < pl->n0 ? n1 : pl->n0, P;
+		int n1 = ss->first[t + 1] - ss->first[t], P, h = 1, hmin;
 
 		if (t == pl->rsite) {
 			pl->P[t] = 0;
 			pl->base[t] = 0;
+			pl->h[t] = 1;
+			pl->sbase[t] = 0;
 			continue;
 		}
 		if (lanes_p > 0) {
-			P = lanes_p < sup ? lanes_p : sup;
-		} else if (!(lanes_params_str && *lanes_params_str)) {
-			/* measured ones: a profile, the first use's, refined
-			 * (coll/lanes_params.h); the defaults without memory */
-			const struct lanes_params *mp =
-				lanes_params_for(&s->c, pl->rsite, t, s->blocking);
+			P = lanes_p < n1 ? lanes_p : n1;
+			if (P > LANES_PMAX)
+				P = LANES_PMAX;
+			/* coll_lanes_h, or as many a host as P needs (1 while P <= n0) */
+			h = lanes_h > 0 ? lanes_h : 1;
+		} else {
+			const struct lanes_params *mp = lp;
+			int hm;
 
-			if (!mp)
-				mp = lp;
-			P = gather ? lanes_choose_gather(mp, pl->n0, n1, (double)blen)
-				   : lanes_choose(mp, pl->n0, n1, (double)blen);
-		} else if (gather)
-			P = lanes_choose_gather(lp, pl->n0, n1, (double)blen);
-		else
-			P = lanes_choose(lp, pl->n0, n1, (double)blen);
+			if (!(lanes_params_str && *lanes_params_str)) {
+				/* measured ones: a profile, the first use's, refined
+				 * (coll/lanes_params.h); the defaults before those */
+				const struct lanes_params *m =
+					lanes_params_for(&s->c, pl->rsite, t, s->blocking);
+
+				if (m)
+					mp = m;
+			}
+			P = lanes_choose_ph(mp, dir, pl->n0, n1, (double)blen, &hm);
+			h = lanes_h > 0 ? lanes_h : hm;
+		}
+		hmin = (P + pl->n0 - 1) / pl->n0;
+		if (h < hmin)
+			h = hmin;
+		if (h > P)
+			h = P;
 		pl->P[t] = P;
+		pl->h[t] = h;
 		pl->base[t] = pl->nlanes;
+		pl->sbase[t] = pl->nslots;
 		pl->nlanes += P;
+		pl->nslots += (P + h - 1) / h;
 	}
-	michi_debug("coll lanes: root %d, %d lanes over %d far sites, %zu-byte blocks", root,
-		    pl->nlanes, ss->nsites - 1, blen);
+	michi_debug("coll lanes: root %d, %d lanes over %d far sites from %d sender slots, "
+		    "%zu-byte blocks", root, pl->nlanes, ss->nsites - 1, pl->nslots, blen);
 	return 0;
 }
 
@@ -157,7 +188,9 @@ static michi_status_t obs_end(struct coll_sched *s, void *arg)
 	return MICHI_OK;
 }
 
-/* The steps around one lane's send of bytes from site sa to sb. */
+/* The steps around one lane's send of bytes from site sa to sb; P 0 when
+ * a host drives several lanes (h > 1): the time then measures the host's
+ * share, not b_WAN(P), and is not recorded. */
 static int obs_send(struct coll_sched *s, int sa, int sb, int P, const void *buf, size_t bytes,
 		    int peer)
 {
@@ -224,9 +257,45 @@ static void lane_of_global(const struct plan *pl, int g, int *t, int *k)
 	*k = 0;
 }
 
+/* The sender index (sender_rank) of lane k of far site t: the site's
+ * lanes in runs of h a sender slot, slots dealt out over the root's
+ * site from the root on. */
+static int lane_sender(const struct plan *pl, int t, int k)
+{
+	return (pl->sbase[t] + k / pl->h[t]) % pl->n0;
+}
+
+/* The global lanes of sender j in ascending order: the first after g
+ * (g = -1: the first), or -1. */
+static int lane_next(const struct plan *pl, int j, int g)
+{
+	int t, k;
+
+	for (g++; g < pl->nlanes; g++) {
+		lane_of_global(pl, g, &t, &k);
+		if (lane_sender(pl, t, k) == j)
+			return g;
+	}
+	return -1;
+}
+
+static int lane_first(const struct plan *pl, int j)
+{
+	return lane_next(pl, j, -1);
+}
+
+static int sender_nlanes(const struct plan *pl, int j)
+{
+	int g, n = 0;
+
+	for (g = lane_first(pl, j); g >= 0; g = lane_next(pl, j, g))
+		n++;
+	return n;
+}
+
 static int nsenders(const struct plan *pl)
 {
-	return pl->nlanes < pl->n0 ? pl->nlanes : pl->n0;
+	return pl->nslots < pl->n0 ? pl->nslots : pl->n0;
 }
 
 static int check_own(struct coll_sched *s, size_t mine, size_t blen)
@@ -255,7 +324,7 @@ int coll_build_scatter_lanes(struct coll_sched *s, const void *sbuf, const struc
 		char *tmp;
 		int len = lane_len(&pl, mysite, lane);
 
-		sender = sender_rank(&pl, (pl.base[mysite] + lane) % pl.n0);
+		sender = sender_rank(&pl, lane_sender(&pl, mysite, lane));
 		if (ss->lane >= P)
 			return coll_sched_recv(s, rbuf, rlen, lane_rank(&pl, mysite, lane, 0));
 		if (len == 1)
@@ -282,10 +351,10 @@ int coll_build_scatter_lanes(struct coll_sched *s, const void *sbuf, const struc
 		if (j >= nsenders(&pl))
 			return coll_sched_recv(s, rbuf, rlen, root);
 		/* the same order as the root sends: each lane's blocks, then mine */
-		n = (pl.nlanes - j + pl.n0 - 1) / pl.n0;
+		n = sender_nlanes(&pl, j);
 		if (!(tmps = coll_sched_tmp(s, (size_t)n * sizeof(*tmps))))
 			return -1;
-		for (g = j, n = 0; g < pl.nlanes; g += pl.n0, n++) {
+		for (g = lane_first(&pl, j), n = 0; g >= 0; g = lane_next(&pl, j, g), n++) {
 			int len;
 
 			lane_of_global(&pl, g, &t, &k);
@@ -300,11 +369,11 @@ int coll_build_scatter_lanes(struct coll_sched *s, const void *sbuf, const struc
 			return -1;
 		coll_sched_fence(s);
 		if (n == 1) {   /* one lane: its time is its own */
-			lane_of_global(&pl, j, &t, &k);
-			return obs_send(s, pl.rsite, t, pl.P[t], tmps[0],
+			lane_of_global(&pl, lane_first(&pl, j), &t, &k);
+			return obs_send(s, pl.rsite, t, pl.h[t] == 1 ? pl.P[t] : 0, tmps[0],
 					(size_t)lane_len(&pl, t, k) * blen, lane_rank(&pl, t, k, 0));
 		}
-		for (g = j, n = 0; g < pl.nlanes; g += pl.n0, n++) {
+		for (g = lane_first(&pl, j), n = 0; g >= 0; g = lane_next(&pl, j, g), n++) {
 			lane_of_global(&pl, g, &t, &k);
 			if (coll_sched_send(s, tmps[n], (size_t)lane_len(&pl, t, k) * blen,
 					    lane_rank(&pl, t, k, 0)))
@@ -319,7 +388,7 @@ int coll_build_scatter_lanes(struct coll_sched *s, const void *sbuf, const struc
 	for (j = 1; j < nsenders(&pl); j++) {
 		int r = sender_rank(&pl, j);
 
-		for (g = j; g < pl.nlanes; g += pl.n0) {
+		for (g = lane_first(&pl, j); g >= 0; g = lane_next(&pl, j, g)) {
 			lane_of_global(&pl, g, &t, &k);
 			for (i = 0; i < lane_len(&pl, t, k); i++)
 				if (coll_sched_send(s, (const char *)sbuf +
@@ -330,7 +399,7 @@ int coll_build_scatter_lanes(struct coll_sched *s, const void *sbuf, const struc
 			return -1;
 		coll_sched_fence(s);
 	}
-	for (g = 0; g < pl.nlanes; g += pl.n0) {
+	for (g = lane_first(&pl, 0); g >= 0; g = lane_next(&pl, 0, g)) {
 		int len;
 		char *tmp;
 
@@ -384,11 +453,12 @@ int coll_build_gather_lanes(struct coll_sched *s, const void *sbuf, size_t slen,
 		int len = lane_len(&pl, mysite, lane);
 		char *tmp;
 
-		sender = sender_rank(&pl, (pl.base[mysite] + lane) % pl.n0);
+		sender = sender_rank(&pl, lane_sender(&pl, mysite, lane));
 		if (ss->lane >= P)
 			return coll_sched_send(s, sbuf, slen, lane_rank(&pl, mysite, lane, 0));
 		if (len == 1)
-			return obs_send(s, mysite, pl.rsite, P, sbuf, slen, sender);
+			return obs_send(s, mysite, pl.rsite, pl.h[mysite] == 1 ? P : 0, sbuf, slen,
+					sender);
 		if (!(tmp = coll_sched_tmp(s, (size_t)len * blen)))
 			return -1;
 		if (coll_sched_copy(s, sbuf, tmp, blen))
@@ -398,7 +468,8 @@ int coll_build_gather_lanes(struct coll_sched *s, const void *sbuf, size_t slen,
 					    lane_rank(&pl, mysite, lane, i)))
 				return -1;
 		coll_sched_fence(s);
-		return obs_send(s, mysite, pl.rsite, P, tmp, (size_t)len * blen, sender);
+		return obs_send(s, mysite, pl.rsite, pl.h[mysite] == 1 ? P : 0, tmp,
+				(size_t)len * blen, sender);
 	}
 	if (me != root) {
 		j = sender_index(&pl, me);
@@ -408,10 +479,10 @@ int coll_build_gather_lanes(struct coll_sched *s, const void *sbuf, size_t slen,
 			return 0;
 		/* a sender: all its lanes arrive at once, then go to the root
 		 * block by block, in the order the root posted for them */
-		n = (pl.nlanes - j + pl.n0 - 1) / pl.n0;
+		n = sender_nlanes(&pl, j);
 		if (!(tmps = coll_sched_tmp(s, (size_t)n * sizeof(*tmps))))
 			return -1;
-		for (g = j, n = 0; g < pl.nlanes; g += pl.n0, n++) {
+		for (g = lane_first(&pl, j), n = 0; g >= 0; g = lane_next(&pl, j, g), n++) {
 			int len;
 
 			lane_of_global(&pl, g, &t, &k);
@@ -422,7 +493,7 @@ int coll_build_gather_lanes(struct coll_sched *s, const void *sbuf, size_t slen,
 				return -1;
 		}
 		coll_sched_fence(s);
-		for (g = j, n = 0; g < pl.nlanes; g += pl.n0, n++) {
+		for (g = lane_first(&pl, j), n = 0; g >= 0; g = lane_next(&pl, j, g), n++) {
 			lane_of_global(&pl, g, &t, &k);
 			for (i = 0; i < lane_len(&pl, t, k); i++)
 				if (coll_sched_send(s, tmps[n] + (size_t)i * blen, blen, root))
@@ -441,7 +512,7 @@ int coll_build_gather_lanes(struct coll_sched *s, const void *sbuf, size_t slen,
 			return -1;
 		if (j >= nsenders(&pl))
 			continue;
-		for (g = j; g < pl.nlanes; g += pl.n0) {
+		for (g = lane_first(&pl, j); g >= 0; g = lane_next(&pl, j, g)) {
 			lane_of_global(&pl, g, &t, &k);
 			for (i = 0; i < lane_len(&pl, t, k); i++)
 				if (coll_sched_recv(s, (char *)rbuf +
@@ -449,10 +520,10 @@ int coll_build_gather_lanes(struct coll_sched *s, const void *sbuf, size_t slen,
 					return -1;
 		}
 	}
-	n = (pl.nlanes + pl.n0 - 1) / pl.n0;
+	n = sender_nlanes(&pl, 0);
 	if (!(tmps = coll_sched_tmp(s, (size_t)(n ? n : 1) * sizeof(*tmps))))
 		return -1;
-	for (g = 0, n = 0; g < pl.nlanes; g += pl.n0, n++) {
+	for (g = lane_first(&pl, 0), n = 0; g >= 0; g = lane_next(&pl, 0, g), n++) {
 		int len;
 
 		lane_of_global(&pl, g, &t, &k);
@@ -472,7 +543,7 @@ int coll_build_gather_lanes(struct coll_sched *s, const void *sbuf, size_t slen,
 	if (sbuf && coll_sched_copy(s, sbuf, (char *)rbuf + (size_t)root * blen, blen))
 		return -1;
 	coll_sched_fence(s);
-	for (g = 0, n = 0; g < pl.nlanes; g += pl.n0, n++) {
+	for (g = lane_first(&pl, 0), n = 0; g >= 0; g = lane_next(&pl, 0, g), n++) {
 		if (!tmps[n])
 			continue;
 		lane_of_global(&pl, g, &t, &k);
@@ -593,7 +664,7 @@ static int sender_blocks(const struct plan *pl, int j)
 {
 	int g, t, k, nb = 0;
 
-	for (g = j; g < pl->nlanes; g += pl->n0) {
+	for (g = lane_first(pl, j); g >= 0; g = lane_next(pl, j, g)) {
 		lane_of_global(pl, g, &t, &k);
 		nb += lane_len(pl, t, k);
 	}
@@ -617,7 +688,7 @@ int coll_build_scatterv_lanes(struct coll_sched *s, const void *sbuf, const stru
 		if (ss->lane >= P)
 			return coll_sched_recv(s, rbuf, rlen, lane_rank(&pl, mysite, lane, 0));
 		/* Dep_recv: the lane's header, its data, then out to its ranks */
-		sender = sender_rank(&pl, (pl.base[mysite] + lane) % pl.n0);
+		sender = sender_rank(&pl, lane_sender(&pl, mysite, lane));
 		if (!(p = vpatch_new(s, len, 1)))
 			return -1;
 		p->own_cap = rlen;
@@ -647,7 +718,7 @@ int coll_build_scatterv_lanes(struct coll_sched *s, const void *sbuf, const stru
 		/* a sender: one header for all its lanes, their blocks one by
 		 * one and its own, then each lane across with its header */
 		n = sender_blocks(&pl, j);
-		if (!(p = vpatch_new(s, n, (pl.nlanes - j + pl.n0 - 1) / pl.n0)))
+		if (!(p = vpatch_new(s, n, sender_nlanes(&pl, j))))
 			return -1;
 		if (coll_sched_recv(s, p->sz, (size_t)n * sizeof(uint64_t), root))
 			return -1;
@@ -662,7 +733,7 @@ int coll_build_scatterv_lanes(struct coll_sched *s, const void *sbuf, const stru
 		if (coll_sched_recv(s, rbuf, rlen, root))
 			return -1;
 		coll_sched_fence(s);
-		for (g = j, b = 0, n = 0; g < pl.nlanes; g += pl.n0, n++) {
+		for (g = lane_first(&pl, j), b = 0, n = 0; g >= 0; g = lane_next(&pl, j, g), n++) {
 			int len, dr;
 
 			lane_of_global(&pl, g, &t, &k);
@@ -694,7 +765,7 @@ int coll_build_scatterv_lanes(struct coll_sched *s, const void *sbuf, const stru
 		n = sender_blocks(&pl, j);
 		if (!(hdr = coll_sched_tmp(s, (size_t)n * sizeof(uint64_t))))
 			return -1;
-		for (g = j, b = 0; g < pl.nlanes; g += pl.n0) {
+		for (g = lane_first(&pl, j), b = 0; g >= 0; g = lane_next(&pl, j, g)) {
 			lane_of_global(&pl, g, &t, &k);
 			for (i = 0; i < lane_len(&pl, t, k); i++, b++) {
 				coll_block(sbuf, v, ucount, extent, lane_rank(&pl, t, k, i), &len);
@@ -703,7 +774,7 @@ int coll_build_scatterv_lanes(struct coll_sched *s, const void *sbuf, const stru
 		}
 		if (coll_sched_send(s, hdr, (size_t)n * sizeof(uint64_t), r))
 			return -1;
-		for (g = j; g < pl.nlanes; g += pl.n0) {
+		for (g = lane_first(&pl, j); g >= 0; g = lane_next(&pl, j, g)) {
 			lane_of_global(&pl, g, &t, &k);
 			for (i = 0; i < lane_len(&pl, t, k); i++) {
 				src = coll_block(sbuf, v, ucount, extent, lane_rank(&pl, t, k, i), &len);
@@ -716,7 +787,7 @@ int coll_build_scatterv_lanes(struct coll_sched *s, const void *sbuf, const stru
 			return -1;
 		coll_sched_fence(s);
 	}
-	for (g = 0; g < pl.nlanes; g += pl.n0) {
+	for (g = lane_first(&pl, 0); g >= 0; g = lane_next(&pl, 0, g)) {
 		int len, dr;
 		uint64_t *hdr;
 		size_t total = 0, bl, o;
@@ -791,7 +862,7 @@ int coll_build_gatherv_lanes(struct coll_sched *s, const void *sbuf, size_t slen
 			return coll_sched_send(s, sbuf, slen, dr);
 		}
 		/* Dep_recv: the sizes of its lane, its blocks, then all across */
-		sender = sender_rank(&pl, (pl.base[mysite] + lane) % pl.n0);
+		sender = sender_rank(&pl, lane_sender(&pl, mysite, lane));
 		if (!(p = vpatch_new(s, len, 1)))
 			return -1;
 		p->sz[0] = slen;
@@ -824,9 +895,9 @@ int coll_build_gatherv_lanes(struct coll_sched *s, const void *sbuf, size_t slen
 		/* a sender: every lane's header, then every lane at once, then
 		 * block by block to the root */
 		n = sender_blocks(&pl, j);
-		if (!(p = vpatch_new(s, n, (pl.nlanes - j + pl.n0 - 1) / pl.n0)))
+		if (!(p = vpatch_new(s, n, sender_nlanes(&pl, j))))
 			return -1;
-		for (g = j, b = 0; g < pl.nlanes; g += pl.n0) {
+		for (g = lane_first(&pl, j), b = 0; g >= 0; g = lane_next(&pl, j, g)) {
 			lane_of_global(&pl, g, &t, &k);
 			if (coll_sched_recv(s, p->sz + b, (size_t)lane_len(&pl, t, k) * sizeof(uint64_t),
 					    lane_rank(&pl, t, k, 0)))
@@ -836,7 +907,7 @@ int coll_build_gatherv_lanes(struct coll_sched *s, const void *sbuf, size_t slen
 		coll_sched_fence(s);
 		if (coll_sched_call(s, vpatch_run, p))
 			return -1;
-		for (g = j, b = 0, n = 0; g < pl.nlanes; g += pl.n0, n++) {
+		for (g = lane_first(&pl, j), b = 0, n = 0; g >= 0; g = lane_next(&pl, j, g), n++) {
 			lane_of_global(&pl, g, &t, &k);
 			if (coll_sched_recv(s, NULL, 0, lane_rank(&pl, t, k, 0)))
 				return -1;
@@ -869,7 +940,7 @@ int coll_build_gatherv_lanes(struct coll_sched *s, const void *sbuf, size_t slen
 			return -1;
 		if (j >= nsenders(&pl))
 			continue;
-		for (g = j; g < pl.nlanes; g += pl.n0) {
+		for (g = lane_first(&pl, j); g >= 0; g = lane_next(&pl, j, g)) {
 			lane_of_global(&pl, g, &t, &k);
 			for (i = 0; i < lane_len(&pl, t, k); i++) {
 				dst = coll_block(rbuf, v, ucount, extent, lane_rank(&pl, t, k, i), &len);
@@ -878,13 +949,13 @@ int coll_build_gatherv_lanes(struct coll_sched *s, const void *sbuf, size_t slen
 			}
 		}
 	}
-	n = (pl.nlanes + pl.n0 - 1) / pl.n0;
+	n = sender_nlanes(&pl, 0);
 	{
 		char **tmps;
 
 		if (!(tmps = coll_sched_tmp(s, (size_t)(n ? n : 1) * sizeof(*tmps))))
 			return -1;
-		for (g = 0, n = 0; g < pl.nlanes; g += pl.n0, n++) {
+		for (g = lane_first(&pl, 0), n = 0; g >= 0; g = lane_next(&pl, 0, g), n++) {
 			int len, dr;
 			size_t total = 0, bl;
 			uint64_t *hdr;
@@ -911,7 +982,7 @@ int coll_build_gatherv_lanes(struct coll_sched *s, const void *sbuf, size_t slen
 				return -1;
 		}
 		coll_sched_fence(s);
-		for (g = 0, n = 0; g < pl.nlanes; g += pl.n0, n++) {
+		for (g = lane_first(&pl, 0), n = 0; g >= 0; g = lane_next(&pl, 0, g), n++) {
 			size_t o = 0, bl;
 
 			lane_of_global(&pl, g, &t, &k);

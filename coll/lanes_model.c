@@ -76,6 +76,97 @@ int lanes_choose_gather(const struct lanes_params *p, int n0, int n1, double M)
 	return lanes_choose(p, n0, n1, M);
 }
 
+double lanes_b_end(const struct lanes_params *p, int dir, int h)
+{
+	int m = dir == LANES_GATHER ? p->bin_max : p->bout_max;
+	const double *b = dir == LANES_GATHER ? p->b_in : p->b_out;
+
+	if (m < 1)
+		return lanes_b_wan(p, 1);
+	if (m > LANES_PMAX)
+		m = LANES_PMAX;
+	return b[(h < m ? h : m) - 1];
+}
+
+double lanes_rate(const struct lanes_params *p, int dir, int P, int h)
+{
+	int m = dir == LANES_GATHER ? p->bin_max : p->bout_max;
+	double r = lanes_b_wan(p, P), e;
+
+	/* node-limited without a table: h = 1 is the paper's lane */
+	if (m < 1 && h == 1)
+		return r;
+	e = lanes_b_end(p, dir, h) / h;
+	return e < r ? e : r;
+}
+
+int lanes_B0(int P, int h, int n1)
+{
+	int k, b = 0;
+
+	for (k = 0; k < h && k < P; k++)
+		b += (n1 - k + P - 1) / P;
+	return b;
+}
+
+int lanes_Y_h(int P, int h, int n0, int n1)
+{
+	int S = (P + h - 1) / h, B0 = lanes_B0(P, h, n1);
+
+	if (n0 >= n1)
+		return n0 - 1 + n1 - B0;
+	return S - 1 + n1 - B0 + lanes_X(P, n1) - 1;
+}
+
+double lanes_T_h(const struct lanes_params *p, int dir, int P, int h, int n0, int n1, double M)
+{
+	int X = lanes_X(P, n1);
+	double nic, lane;
+
+	if (dir != LANES_GATHER)
+		return p->L + X * M / lanes_rate(p, dir, P, h)
+			+ lanes_Y_h(P, h, n0, n1) * M / p->b_lan + p->alpha;
+	/* Gather: everything moves at once; the root's NIC takes every
+	 * block in, or the slowest lane (its far collection, its crossing,
+	 * a sender's forwarding of its lanes to the root) is longer */
+	nic = (n0 - 1 + n1) * M / p->b_lan;
+	lane = (X - 1) * M / p->b_lan + X * M / lanes_rate(p, dir, P, h);
+	if ((P + h - 1) / h > 1) {
+		/* the other senders' lanes reach the root's NIC only once
+		 * they have crossed: n1 - B0 blocks after the crossing */
+		double fwd = lane + (n1 - lanes_B0(P, h, n1)) * M / p->b_lan;
+
+		lane += (double)h * X * M / p->b_lan;
+		if (fwd > lane)
+			lane = fwd;
+	}
+	return p->L + (nic > lane ? nic : lane) + p->alpha;
+}
+
+int lanes_choose_ph(const struct lanes_params *p, int dir, int n0, int n1, double M, int *h)
+{
+	int sup = n1 < LANES_PMAX ? n1 : LANES_PMAX, P, hh, bestP = 1;
+	double tbest;
+
+	*h = 1;
+	if (n0 < 1 || n1 < 1)
+		return 1;
+	tbest = lanes_T_h(p, dir, 1, 1, n0, n1, M);
+	for (P = 1; P <= sup; P++)
+		for (hh = (P + n0 - 1) / n0; hh <= P; hh++) {
+			double t = lanes_T_h(p, dir, P, hh, n0, n1, M);
+
+			/* clearly less; or, for the same P, no more (within
+			 * rounding): more lanes a host, fewer forwarding hops */
+			if (t < tbest * (1 - 1e-9) || (P == bestP && t <= tbest * (1 + 1e-9))) {
+				tbest = t;
+				bestP = P;
+				*h = hh;
+			}
+		}
+	return bestP;
+}
+
 /* A number with an optional unit; kind 't' (time: seconds) or 'r' (rate:
  * bytes/s). Returns the end of what it read, or NULL. */
 static const char *parse_value(const char *s, int kind, double *out)
@@ -126,6 +217,8 @@ int lanes_params_parse(const char *s, struct lanes_params *p, size_t *errpos)
 	struct lanes_params q = *p;
 	const char *c = s;
 	int in_wan = 0, nwan = 0;
+	double *list = NULL;   /* the table the items without '=' go on */
+	int *listn = NULL;
 
 	while (*c) {
 		const char *eq, *next;
@@ -143,6 +236,7 @@ int lanes_params_parse(const char *s, struct lanes_params *p, size_t *errpos)
 			double *dst;
 
 			in_wan = 0;
+			list = NULL;
 			if (klen == 1 && *c == 'L') {
 				kind = 't';
 				dst = &q.L;
@@ -157,6 +251,16 @@ int lanes_params_parse(const char *s, struct lanes_params *p, size_t *errpos)
 				in_wan = 1;
 				nwan = 0;
 				dst = &q.b_wan[0];
+			} else if (klen == 5 && !strncmp(c, "b_out", 5)) {
+				kind = 'r';
+				list = q.b_out;
+				listn = &q.bout_max;
+				dst = &q.b_out[0];
+			} else if (klen == 4 && !strncmp(c, "b_in", 4)) {
+				kind = 'r';
+				list = q.b_in;
+				listn = &q.bin_max;
+				dst = &q.b_in[0];
 			} else {
 				goto bad;
 			}
@@ -168,6 +272,13 @@ int lanes_params_parse(const char *s, struct lanes_params *p, size_t *errpos)
 			*dst = v;
 			if (in_wan)
 				nwan = 1;
+			if (list)
+				*listn = 1;
+		} else if (list) {
+			/* a further b_out(h) or b_in(h) entry */
+			if (*listn == LANES_PMAX || !(next = parse_value(c, 'r', &v)))
+				goto bad;
+			list[(*listn)++] = v;
 		} else {
 			/* a further b_wan(P) entry */
 			if (!in_wan || nwan == LANES_PMAX)

@@ -24,6 +24,52 @@
  * n0 + n1 - 1 blocks inbound, and its lanes cross at once rather than
  * staggered, which the model, counting one WAN term, does not tell
  * apart: it is the same (slightly pessimistic for Gather) estimate.
+ *
+ * Lanes per host (beyond the paper). A host of the root's site may
+ * drive h lanes at once (h = 1: paper A; h = P: the root alone, no LAN
+ * forwarding hop; in Gather the lanes then end at the root). Whether
+ * that pays depends on where the WAN limit sits: per connection (TCP
+ * windows: h flows from one host get h times one flow's rate, up to the
+ * NIC) or per node (a host's off-site rate: h flows share it). Two
+ * measured tables say which: b_out(h), what h flows leaving ONE host for
+ * h hosts of the far site carry together, and b_in(h), what h flows from
+ * h far hosts into ONE host carry together. A lane's rate is then
+ *
+ *   r(P, h) = min(b_wan(P), b_end(h) / h)
+ *
+ * with b_end = b_out for Scatter (the root's site sends) and b_in for
+ * Gather (it receives; the far hosts each drive one lane). With
+ * S = ceil(P / h) hosts driving lanes, the root's own h lanes carrying
+ * B0 blocks (the lanes 0..h-1: B0 = X at h = 1):
+ *
+ *   T(P, h) = L + X(P)·M / r(P, h) + Y(P, h)·M / b_lan + alpha
+ *   Y(P, h) = n0 - 1 + n1 - B0                 n0 >= n1
+ *           = S - 1 + n1 - B0 + X(P) - 1       n0 <  n1
+ *
+ * the root's NIC sending every block but its own lanes' before them
+ * (n0 >= n1), or the root's forwarding to the last sender and that lane's
+ * spreading at the far site (n0 < n1): at h = 1 both are the paper's Y,
+ * and T(1, 1) is the single-lane cost. Without measured b_out / b_in
+ * Gather's lanes all cross at once and the root takes every block in at
+ * once, so its T(P, h) counts overlap rather than the paper's sum (which
+ * measured 14-25% over on the emulated grid with per-host limits):
+ *
+ *   T_g(P, h) = L + max((n0 - 1 + n1)·M / b_lan,  W + [h·X·M / b_lan],
+ *                       W + [(n1 - B0)·M / b_lan]) + alpha
+ *   W = (X - 1)·M / b_lan + X·M / r(P, h)
+ *
+ * the root's NIC inbound; the fullest lane (its far collection and
+ * crossing, W) and, with S > 1 (bracketed terms), a sender's forwarding
+ * of its h lanes to the root; or the other senders' lanes, which reach
+ * the root's NIC only once they have crossed. With n1 >= n0 and b_wan <= b_lan its
+ * T_g(1, 1) is the single-lane cost; with n0 > n1 it is lower (the root's
+ * site's blocks arrive while the lane crosses).
+ *
+ * Without measured b_out / b_in
+ * (bout_max, bin_max 0) a host is taken as node-limited, b_end(h) =
+ * b_wan(1) (paper A's premise): h > 1 then gains nothing on the WAN (a
+ * host's h lanes share one lane's rate) and is chosen only where it
+ * saves LAN steps (more, shorter lanes: less spreading at the far site).
  */
 #ifndef MICHI_LANES_MODEL_H
 #define MICHI_LANES_MODEL_H
@@ -38,7 +84,12 @@ struct lanes_params {
 	double b_lan;    /* bytes/s between two hosts of one site */
 	int pmax;        /* entries measured in b_wan */
 	double b_wan[LANES_PMAX];   /* b_wan[P - 1]: bytes/s of one lane while P lanes cross at once */
+	int bout_max, bin_max;      /* entries measured in b_out, b_in (0: none) */
+	double b_out[LANES_PMAX];   /* b_out[h - 1]: bytes/s h flows from one host across carry together */
+	double b_in[LANES_PMAX];    /* b_in[h - 1]: bytes/s h flows across into one host carry together */
 };
+
+enum { LANES_SCATTER, LANES_GATHER };
 
 /* Blocks on the most loaded WAN lane: ceil(n1 / P). P >= 1, n1 >= 0. */
 int lanes_X(int P, int n1);
@@ -66,12 +117,38 @@ int lanes_choose(const struct lanes_params *p, int n0, int n1, double M);
 /* The same for Gather (n0: the root's site, where the data ends). */
 int lanes_choose_gather(const struct lanes_params *p, int n0, int n1, double M);
 
+/* b_out(h) (dir LANES_SCATTER) or b_in(h) (LANES_GATHER): the measured
+ * entry up to its table's length, the last entry above it (one host's
+ * NIC or off-site rate does not grow with more flows), b_wan(1) when the
+ * table is empty (node-limited). */
+double lanes_b_end(const struct lanes_params *p, int dir, int h);
+
+/* r(P, h): bytes/s of one lane, P lanes, h of them a host. */
+double lanes_rate(const struct lanes_params *p, int dir, int P, int h);
+
+/* Blocks on the root's own h lanes (B0 above). */
+int lanes_B0(int P, int h, int n1);
+
+/* Y(P, h); lanes_Y_h(P, 1, n0, n1) == lanes_Y(P, n0, n1). */
+int lanes_Y_h(int P, int h, int n0, int n1);
+
+/* T(P, h) (Scatter with h = 1 and no b_out/b_in: lanes_T; Gather:
+ * T_g above). 1 <= h <= P and ceil(P / h) <= n0. */
+double lanes_T_h(const struct lanes_params *p, int dir, int P, int h, int n0, int n1, double M);
+
+/* argmin of T(P, h) over P in 1..min(n1, LANES_PMAX), h in 1..P with
+ * ceil(P / h) <= n0; ties to the smaller P. Returns
+ * P and sets *h; for one P, equal times (to rounding) take the larger h
+ * (fewer forwarding hops). Deterministic like lanes_choose. */
+int lanes_choose_ph(const struct lanes_params *p, int dir, int n0, int n1, double M, int *h);
+
 /*
  * Parses "L=5ms,alpha=300us,b_lan=100mbit,b_wan=25mbit,25mbit,20mbit"
  * into *p. Times take s, ms, us or ns (bare: seconds); rates take bit,
  * kbit, mbit, gbit (per second, decimal) or B, KB, MB, GB (decimal),
  * KiB, MiB, GiB (bytes/s; bare: bytes/s). After b_wan= the following
  * items without '=' are b_wan(2), b_wan(3), ...; pmax is their count.
+ * b_out= and b_in= are lists the same way (bout_max, bin_max).
  * Keys may appear in any order; a missing key keeps the value *p had.
  * Returns 0, or -1 with *p unchanged and errpos set to the offset of
  * the first bad character.

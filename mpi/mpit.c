@@ -82,6 +82,7 @@ static const struct {
 	{ "coll_allreduce_flat_bytes", MPI_T_SCOPE_ALL_EQ },
 	/* the lanes of a multilane scatter or gather (coll/lanes.c) */
 	{ "coll_lanes_p", MPI_T_SCOPE_ALL_EQ },
+	{ "coll_lanes_h", MPI_T_SCOPE_ALL_EQ },
 	{ "coll_lanes_params", MPI_T_SCOPE_ALL_EQ },
 	{ "coll_lanes_v_bytes", MPI_T_SCOPE_ALL_EQ },
 	/* the grid-aware collectives' lanes (coll/wan.c) */

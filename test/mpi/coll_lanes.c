@@ -5,8 +5,10 @@
  * MICHI_COLL_SITE_RANKS=N, which makes every N consecutive world ranks
  * a site (the last one smaller when N does not divide the job), so one
  * host tests sites of different sizes both ways round. Every P from 1
- * to the largest min(n0, n1) (the coll_lanes_p control variable; 0, the
- * model's choice, too), every root, blocking, nonblocking and
+ * to the largest far site (the coll_lanes_p control variable; 0, the
+ * model's choice, too), each with as few lanes a host as the root's
+ * site allows, with the root driving all P, and two a host (the
+ * coll_lanes_h control variable), every root, blocking, nonblocking and
  * persistent, uniform and v forms (blocks of different sizes, some
  * empty), a contiguous type and a strided vector type, in place at
  * the root, on the world, on a sub-communicator spanning the sites
@@ -22,18 +24,23 @@
 enum { BLOCKING, NONBLOCKING, PERSISTENT, NMODES };
 static const char *mode_name[] = { "blocking", "nonblocking", "persistent" };
 
-static int set_lanes_p(int P)
+static int set_cvar(const char *name, int v)
 {
 	MPI_T_cvar_handle h;
 	int i = -1, count, rc;
 
-	rc = MPI_T_cvar_get_index("coll_lanes_p", &i);
-	if (!mtest_check(rc == MPI_SUCCESS, "no control variable coll_lanes_p (error %d)", rc))
+	rc = MPI_T_cvar_get_index(name, &i);
+	if (!mtest_check(rc == MPI_SUCCESS, "no control variable %s (error %d)", name, rc))
 		return -1;
 	MPI_T_cvar_handle_alloc(i, NULL, &h, &count);
-	rc = MPI_T_cvar_write(h, &P);
+	rc = MPI_T_cvar_write(h, &v);
 	MPI_T_cvar_handle_free(&h);
-	return mtest_check(rc == MPI_SUCCESS, "coll_lanes_p=%d: error %d", P, rc) ? 0 : -1;
+	return mtest_check(rc == MPI_SUCCESS, "%s=%d: error %d", name, v, rc) ? 0 : -1;
+}
+
+static int set_lanes_p(int P)
+{
+	return set_cvar("coll_lanes_p", P);
 }
 
 /* element e of the block of comm rank r, call k */
@@ -218,11 +225,14 @@ static void run(MPI_Comm comm, const struct layout *l, int count, int root, int 
 static void sweep(MPI_Comm comm, const char *name, int maxp, const struct layout *lays, int nlays,
 		  const int *counts, int ncounts)
 {
-	int n, root, P, li, ci, mode, k = 0;
+	int n, root, P, h, li, ci, mode, k = 0;
 
 	MPI_Comm_size(comm, &n);
-	for (P = 0; P <= maxp; P++) {
-		if (set_lanes_p(P))
+	for (P = 0, h = 0; P <= maxp; h = h == 0 && P >= 2 ? P : h == P && P >= 4 ? 2 : 0,
+	     P += h == 0) {
+		/* lanes a host: as few as the root's site allows (0), the root
+		 * alone (P), and two a host (P >= 4) */
+		if (set_lanes_p(P) || set_cvar("coll_lanes_h", h))
 			return;
 		for (root = 0; root < n; root++)
 			for (li = 0; li < nlays; li++)
@@ -258,8 +268,9 @@ int main(int argc, char **argv)
 	}
 	MPI_Comm_rank(MPI_COMM_WORLD, &wr);
 	sz = mtest_size;
-	/* the largest min(n0, n1) over the pairs of sites */
-	maxp = sz / site_ranks >= 2 ? site_ranks : sz % site_ranks;
+	/* the largest far site (P may exceed the root's site: its hosts then
+	 * drive more than one lane each) */
+	maxp = site_ranks;
 	lays[0].t = MPI_INT;
 	lays[0].ints = 1;
 	lays[0].strided = 0;
@@ -289,6 +300,7 @@ int main(int argc, char **argv)
 	MPI_Comm_free(&inside);
 	MPI_Type_free(&lays[1].t);
 	set_lanes_p(0);
+	set_cvar("coll_lanes_h", 0);
 	{
 		int rc = mtest_finalize();
 

@@ -4,8 +4,8 @@
 # `two-sites` (test/net/grid: 2 sites of 4 hosts, a 5 ms WAN path, one TCP
 # flow across window-limited to a quarter of it): test/net/lanesprog.c
 # scatters and gathers 256 KiB blocks from rank 0 and checks every byte,
-# with one lane (P=1, the single crossing), four (one per host pair) and
-# the cost model's choice, the uniform forms and, forced, the v forms'
+# with one lane (P=1, the single crossing), four (one per host pair), four
+# driven by the root alone (H=4: coll_lanes_h) and the cost model's choice, the uniform forms and, forced, the v forms'
 # algorithm. The sites are the grid's (a1..a4, b1..b4) given by
 # MICHI_COLL_SITE_RANKS=4 with one rank a host. Each run's WAN counters
 # must show every far block crossing once each way, no more (TCP/IP
@@ -23,13 +23,14 @@ N=$(echo $HOSTS | wc -w)
 [ "$N" -eq 8 ] || fail "two-sites has $N hosts, not 8"
 M=262144 ITERS=2
 export MICHI_COLL_SITE_RANKS=4 MICHI_TCP_LANE_MIN=0 MICHI_LANES_PROBE_BYTES=524288
-for cfg in "P=1" "P=4" "P=0" "P=0 ALG=lanes_v" "P=2 ALG=lanes_v"; do
+for cfg in "P=1" "P=4" "P=4 H=4" "P=0" "P=0 ALG=lanes_v" "P=2 ALG=lanes_v" "P=4 H=2 ALG=lanes_v"; do
 	P=${cfg#P=}
 	P=${P%% *}
-	alg=auto
+	alg=auto H=0
 	case $cfg in *ALG=*) alg=${cfg#*ALG=} ;; esac
+	case $cfg in *H=*) H=${cfg#*H=} H=${H%% *} ;; esac
 	ab0=$(wan_bytes wan ab) ba0=$(wan_bytes wan ba)
-	MICHI_COLL_LANES_P=$P MICHI_COLL_SCATTER_ALGORITHM=$alg MICHI_COLL_GATHER_ALGORITHM=$alg \
+	MICHI_COLL_LANES_P=$P MICHI_COLL_LANES_H=$H MICHI_COLL_SCATTER_ALGORITHM=$alg MICHI_COLL_GATHER_ALGORITHM=$alg \
 		run_mpi "$WORK/l.out" michi "$LPROG" $M $ITERS ||
 		fail "$cfg: exit $?: $(tail -5 "$WORK/l.out.err")"
 	line=$(grep "^lanesprog $M $ITERS " "$WORK/l.out") ||

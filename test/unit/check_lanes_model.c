@@ -4,13 +4,17 @@
  * (coll/lanes_model.c) against the worked numbers of paper A's §4.2
  * formulas (GRID.md §1.4): the X and Y tables, T(1) against the
  * single-lane cost written out here independently, the minima of the
- * two b_wan(P) cases, and the parameter parser.
+ * two b_wan(P) cases, and the parameter parser; and the lanes a host
+ * (h) beyond the paper: Y(P, h) against the paper's Y at h = 1, worked
+ * T(P, h) on the emulated two-sites grid with the WAN limit per
+ * connection (window) and per host (rate), and the choices in each.
  */
 #include "lanes_model.h"
 
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define MBIT (1e6 / 8)
 #define MIB 4194304.0   /* M = 4 MiB */
@@ -21,6 +25,7 @@ static void paper_params(struct lanes_params *p, int ideal_sharing)
 {
 	int P;
 
+	memset(p, 0, sizeof(*p));
 	p->L = 5e-3;
 	p->alpha = 0.3e-3;
 	p->b_lan = 1000 * MBIT;
@@ -181,6 +186,189 @@ START_TEST(test_parse)
 }
 END_TEST
 
+
+/* test/net/specs/two-sites: 4 + 4 hosts, b_LAN = 100 Mbit/s, a 100 Mbit/s
+ * WAN path of 5 ms, one flow across held to 25 Mbit/s. window: by its
+ * TCP window, so h flows from (or into) one host add up to the NIC;
+ * rate: by the sending host's off-site rate, so h flows leaving one host
+ * share 25 Mbit/s while h flows into one host still add up. */
+static void grid_params(struct lanes_params *p, int per_host_rate)
+{
+	int P;
+
+	memset(p, 0, sizeof(*p));
+	p->L = 5e-3;
+	p->alpha = 20e-6;
+	p->b_lan = 100 * MBIT;
+	p->pmax = 4;
+	p->bout_max = p->bin_max = 4;
+	for (P = 1; P <= 4; P++) {
+		p->b_wan[P - 1] = 25 * MBIT;   /* min(25, 100 / P) */
+		p->b_in[P - 1] = 25 * P * MBIT;
+		p->b_out[P - 1] = per_host_rate ? 25 * MBIT : 25 * P * MBIT;
+	}
+}
+
+START_TEST(test_y_h)
+{
+	int n0, n1, P;
+
+	/* h = 1 is the paper's table */
+	for (n0 = 1; n0 <= 9; n0++)
+		for (n1 = 1; n1 <= 9; n1++)
+			for (P = 1; P <= n0 && P <= n1; P++) {
+				ck_assert_int_eq(lanes_Y_h(P, 1, n0, n1), lanes_Y(P, n0, n1));
+				ck_assert_int_eq(lanes_B0(P, 1, n1), lanes_X(P, n1));
+			}
+	/* the root alone (h = P): no forwarding, its site's n0 - 1 blocks */
+	ck_assert_int_eq(lanes_B0(4, 4, 4), 4);
+	ck_assert_int_eq(lanes_Y_h(4, 4, 4, 4), 3);
+	/* 4 + 4, P = 4, two a host: the root forwards one sender 2 lanes + its block */
+	ck_assert_int_eq(lanes_Y_h(4, 2, 4, 4), 5);
+	/* n0 = 2 < n1 = 6, P = 6, h = 3: X = 1, B0 = 3; the root forwards 3
+	 * lane blocks and the sender's own: S - 1 + n1 - B0 + X - 1 = 4 */
+	ck_assert_int_eq(lanes_B0(6, 3, 6), 3);
+	ck_assert_int_eq(lanes_Y_h(6, 3, 2, 6), 4);
+	/* lanes of unequal length: n1 = 7, P = 4 (2, 2, 2, 1), h = 2: B0 = 4 */
+	ck_assert_int_eq(lanes_B0(4, 2, 7), 4);
+	ck_assert_int_eq(lanes_B0(4, 4, 7), 7);
+}
+END_TEST
+
+START_TEST(test_h_unmeasured)
+{
+	struct lanes_params p;
+	int P, h, ideal;
+
+	/* no b_out / b_in: a host is node-limited, h = 1 is lanes_T, and
+	 * the choice is the paper's */
+	for (ideal = 0; ideal <= 1; ideal++) {
+		paper_params(&p, ideal);
+		for (P = 1; P <= 32; P++)
+			ck_assert_double_eq_tol(lanes_T_h(&p, LANES_SCATTER, P, 1, 32, 32, MIB),
+						lanes_T(&p, P, 32, 32, MIB), 1e-12);
+		ck_assert_double_eq_tol(lanes_b_end(&p, LANES_GATHER, 3), p.b_wan[0], 1e-9);
+		P = lanes_choose_ph(&p, LANES_SCATTER, 32, 32, MIB, &h);
+		ck_assert_int_eq(P, lanes_choose(&p, 32, 32, MIB));
+		ck_assert_int_eq(h, 1);
+		/* n0 < n1, Gather: the lanes overlap (T_g), never worse than
+		 * the paper's choice under the paper's sum */
+		P = lanes_choose_ph(&p, LANES_GATHER, 4, 8, MIB, &h);
+		ck_assert(lanes_T_h(&p, LANES_GATHER, P, h, 4, 8, MIB) <=
+			  lanes_T(&p, lanes_choose(&p, 4, 8, MIB), 4, 8, MIB));
+		/* T_g(1, 1) with n1 >= n0 is the single-lane cost */
+		ck_assert_double_eq_tol(lanes_T_h(&p, LANES_GATHER, 1, 1, 4, 8, MIB),
+					lanes_T_simple(&p, 4, 8, MIB), 1e-12);
+	}
+	/* T(1, 1) with tables is still the single-lane cost */
+	grid_params(&p, 1);
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_SCATTER, 1, 1, 4, 4, MIB),
+				lanes_T_simple(&p, 4, 4, MIB), 1e-12);
+}
+END_TEST
+
+/* M = 1 MiB on two-sites: M / 25 Mbit/s = 0.33554 s, M / b_LAN = 0.08389 s */
+#define M1 1048576.0
+#define TW (M1 / (25 * MBIT))
+#define TL (M1 / (100 * MBIT))
+#define LA (5e-3 + 20e-6)
+
+START_TEST(test_window)
+{
+	struct lanes_params p;
+	int P, h;
+
+	grid_params(&p, 0);
+	/* P = 1: 4 blocks across at 25, 3 on the root's LAN */
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_SCATTER, 1, 1, 4, 4, M1),
+				LA + 4 * TW + 3 * TL, 1e-9);
+	/* paper A's lanes: one a host, the root forwards 3 lanes + 3 blocks */
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_SCATTER, 4, 1, 4, 4, M1),
+				LA + TW + 6 * TL, 1e-9);
+	/* the root drives all four (linear): no forwarding */
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_SCATTER, 4, 4, 4, 4, M1),
+				LA + TW + 3 * TL, 1e-9);
+	P = lanes_choose_ph(&p, LANES_SCATTER, 4, 4, M1, &h);
+	ck_assert_int_eq(P, 4);
+	ck_assert_int_eq(h, 4);
+	/* Gather at P = 4: the root's NIC takes 7 blocks in whatever h; the
+	 * tie goes to the root alone (no forwarding hop) */
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_GATHER, 4, 1, 4, 4, M1), LA + 7 * TL, 1e-9);
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_GATHER, 4, 4, 4, 4, M1), LA + 7 * TL, 1e-9);
+	/* P = 1: the lane's far collection (3) and crossing (4) */
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_GATHER, 1, 1, 4, 4, M1),
+				LA + 3 * TL + 4 * M1 / (25 * MBIT), 1e-9);
+	P = lanes_choose_ph(&p, LANES_GATHER, 4, 4, M1, &h);
+	ck_assert_int_eq(P, 4);
+	ck_assert_int_eq(h, 4);
+	/* 4 MiB: the same choice, T scales */
+	P = lanes_choose_ph(&p, LANES_SCATTER, 4, 4, 4 * M1, &h);
+	ck_assert_int_eq(P * 10 + h, 44);
+	/* one root-site host and 4 far: lanes only from the root */
+	P = lanes_choose_ph(&p, LANES_SCATTER, 1, 4, M1, &h);
+	ck_assert_int_eq(P * 10 + h, 44);
+}
+END_TEST
+
+START_TEST(test_rate)
+{
+	struct lanes_params p;
+	int P, h;
+
+	grid_params(&p, 1);
+	/* the root's 4 flows share its 25 Mbit/s off-site: 6.25 a lane */
+	ck_assert_double_eq_tol(lanes_rate(&p, LANES_SCATTER, 4, 4), 6.25 * MBIT, 1e-6);
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_SCATTER, 4, 4, 4, 4, M1),
+				LA + 4 * TW + 3 * TL, 1e-9);
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_SCATTER, 4, 2, 4, 4, M1),
+				LA + 2 * TW + 5 * TL, 1e-9);
+	/* paper A's choice: four hosts, one lane each */
+	P = lanes_choose_ph(&p, LANES_SCATTER, 4, 4, M1, &h);
+	ck_assert_int_eq(P * 10 + h, 41);
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_SCATTER, 4, 1, 4, 4, M1),
+				LA + TW + 6 * TL, 1e-9);
+	/* Gather: the far hosts each send one lane (25 each), the root
+	 * takes all four in: the lanes end at the root */
+	ck_assert_double_eq_tol(lanes_rate(&p, LANES_GATHER, 4, 4), 25 * MBIT, 1e-6);
+	P = lanes_choose_ph(&p, LANES_GATHER, 4, 4, M1, &h);
+	ck_assert_int_eq(P * 10 + h, 44);
+	/* a root's site of 2 hosts, 8 far: P = 2, h = 1 crosses 4 blocks a
+	 * lane at 25 Mbit/s then spreads 3 at the far site (Y = 1 + 4 + 3);
+	 * P = 8, h = 4 crosses one block a lane at 6.25 (the same WAN time)
+	 * and spreads none (Y = 1 + 4 + 0): fewer LAN steps, chosen */
+	ck_assert_double_eq_tol(lanes_rate(&p, LANES_SCATTER, 4, 2), 12.5 * MBIT, 1e-6);
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_SCATTER, 2, 1, 2, 8, M1),
+				LA + 4 * TW + 8 * TL, 1e-9);
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_SCATTER, 8, 4, 2, 8, M1),
+				LA + 4 * TW + 5 * TL, 1e-9);
+	P = lanes_choose_ph(&p, LANES_SCATTER, 2, 8, M1, &h);
+	ck_assert_int_eq(P * 10 + h, 84);
+}
+END_TEST
+
+START_TEST(test_parse_host)
+{
+	struct lanes_params p;
+	size_t at = 0;
+
+	lanes_params_default(&p);
+	ck_assert_int_eq(p.bout_max, 0);
+	ck_assert_int_eq(p.bin_max, 0);
+	ck_assert_int_eq(lanes_params_parse("b_out=25mbit,50mbit,75mbit,b_in=100mbit,L=6ms",
+					    &p, &at), 0);
+	ck_assert_int_eq(p.bout_max, 3);
+	ck_assert_int_eq(p.bin_max, 1);
+	ck_assert_double_eq_tol(p.b_out[2], 75 * MBIT, 1e-6);
+	ck_assert_double_eq_tol(lanes_b_end(&p, LANES_SCATTER, 9), 75 * MBIT, 1e-6);
+	ck_assert_double_eq_tol(lanes_b_end(&p, LANES_GATHER, 2), 100 * MBIT, 1e-6);
+	ck_assert_double_eq_tol(p.L, 6e-3, 1e-12);
+	ck_assert_int_eq(p.pmax, LANES_PMAX);
+	ck_assert_int_ne(lanes_params_parse("b_in=100mbit,x", &p, &at), 0);
+	ck_assert_uint_eq(at, 13);
+	ck_assert_int_eq(p.bin_max, 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("lanes_model");
@@ -196,6 +384,11 @@ int main(void)
 	tcase_add_test(tc, test_choose_bounds);
 	tcase_add_test(tc, test_beyond_pmax);
 	tcase_add_test(tc, test_parse);
+	tcase_add_test(tc, test_y_h);
+	tcase_add_test(tc, test_h_unmeasured);
+	tcase_add_test(tc, test_window);
+	tcase_add_test(tc, test_rate);
+	tcase_add_test(tc, test_parse_host);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
