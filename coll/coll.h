@@ -9,12 +9,13 @@
  * A nonblocking or persistent call's tag_ofs holds its number among the
  * communicator's nonblocking and persistent calls, which every rank counts
  * alike, so frames of two collectives in flight at once never match each
- * other's receives; a blocking call's is COLL_TAG_BLOCKING, no number:
- * a rank has one blocking call at a time, and per-peer order keeps one
- * rank's consecutive calls apart. Blocking calls take no number, as in
- * MPICH and Open MPI, so that a rank may start a nonblocking collective
- * before a blocking one while the others start it after (the agreement
- * that libraries without MPI_Comm_iagree build from MPI_Iallreduce).
+ * other's receives; a blocking call's is COLL_TAG_BLOCKING and its number
+ * among the communicator's blocking calls, counted apart, so that a rank
+ * may start a nonblocking collective before a blocking one while the
+ * others start it after (the agreement that libraries without
+ * MPI_Comm_iagree build from MPI_Iallreduce), and a frame a call left
+ * unreceived (a zero-byte block one side skips) never matches the next
+ * call's receives.
  */
 #ifndef MICHI_COLL_H
 #define MICHI_COLL_H
@@ -72,7 +73,8 @@ struct coll_comm {
 	int rank, size;
 	uint32_t ctx;          /* the collective context */
 	const int *peers;      /* world rank of each comm rank */
-	int tag_ofs;           /* added to every tag: COLL_TAG_BLOCKING; a
+	int tag_ofs;           /* added to every tag: COLL_TAG_BLOCKING and
+				* a blocking call's number, or a
 				* nonblocking call's number (11 bits) at
 				* COLL_SEQ_SHIFT (coll_sched_number), above
 				* the bits MTMI hashes (MTMI_HASH_TAG_MASK),
@@ -115,8 +117,9 @@ enum coll_tag {
 /* added to the tags of a persistent collective (coll_sched_persist): its
  * rounds and the other collectives never share a tag */
 #define COLL_TAG_PERSIST (1 << (COLL_SEQ_SHIFT - 1))
-/* the offset of a blocking call's tags: no call number, and apart from
- * every nonblocking call's (whose offsets leave this bit clear) */
+/* in the offset of a blocking call's tags, with its number among the
+ * blocking calls: apart from every nonblocking call's (whose offsets
+ * leave this bit clear) */
 #define COLL_TAG_BLOCKING (1 << (COLL_SEQ_SHIFT - 2))
 
 /* A reduction as the algorithms see it: apply(in, inout, count) computes

@@ -155,7 +155,7 @@ michi_status_t coll_sched_start(struct coll_sched *s, struct mtmi_req *done, int
  * end leaves it for the next, until coll_sched_free. Returns the error
  * of its building, if any (the caller then frees it). */
 michi_status_t coll_sched_persist(struct coll_sched *s);
-/* Number s, built on views of a blocking call (COLL_TAG_BLOCKING), as the
+/* Number s, built on views of a blocking call (COLL_TAG_BLOCKING | its number), as the
  * nonblocking or persistent call seq of its communicator (coll/coll.h):
  * before it starts, and before coll_sched_persist. */
 void coll_sched_number(struct coll_sched *s, uint32_t seq);

@@ -237,7 +237,9 @@ void michi_coll_comm(struct michi_comm *c, struct coll_comm *cc)
 	cc->rank = c->rank;
 	cc->size = c->size;
 	cc->ctx = c->ctx + 1;
-	cc->tag_ofs = COLL_TAG_BLOCKING;   /* a nonblocking call numbers its schedule */
+	/* the next blocking call's number; a nonblocking or persistent call
+	 * gives it back and numbers its schedule among its own kind */
+	cc->tag_ofs = COLL_TAG_BLOCKING | (int)((c->coll_blk++ & COLL_SEQ_MASK) << COLL_SEQ_SHIFT);
 	cc->peers = c->peers;
 	if (unlikely(!c->hosts_done)) {
 		c->hosts = coll_hosts_build(c);
@@ -281,6 +283,7 @@ int michi_coll_go(struct michi_comm *c, struct coll_sched *s, MPI_Request *reque
 
 	if (!request)
 		return s ? coll_done(c, coll_sched_run(s), fname) : MPI_SUCCESS;
+	c->coll_blk--;         /* not a blocking call: its number goes back */
 	seq = c->coll_seq++;   /* every rank counts the call, with work or none */
 	if (s)
 		coll_sched_number(s, seq);
@@ -343,6 +346,7 @@ static int coll_persist(struct michi_comm *c, struct coll_sched *s, MPI_Request 
 
 	if (!s)
 		return michi_err_nomem(c, fname);
+	c->coll_blk--;
 	coll_sched_number(s, c->coll_seq++);
 	if ((st = coll_sched_persist(s)) < 0) {
 		coll_sched_free(s);

@@ -273,6 +273,7 @@ struct michi_comm *michi_comm_new(const struct michi_comm *parent, const int *wo
 	c->attrs = NULL;
 	c->local = NULL;
 	c->coll_seq = 0;
+	c->coll_blk = 0;
 	c->hosts = NULL;
 	c->hosts_mem = NULL;
 	c->hosts_done = 0;

@@ -343,6 +343,7 @@ struct michi_comm {
 	struct michi_comm *local;
 	uint32_t coll_seq;     /* nonblocking and persistent collectives
 				* started on it (mpi/coll.c) */
+	uint32_t coll_blk;     /* blocking ones, numbered apart (mpi/coll.c) */
 	/* its hosts for the node-aware collectives (mpi/coll.c), built at
 	 * its first collective: NULL for one host; hosts_mem is what to free */
 	const struct coll_hosts *hosts;
