@@ -293,6 +293,26 @@ static int sender_nlanes(const struct plan *pl, int j)
 	return n;
 }
 
+/* Sender j's staging buffers, one per lane it drives (in lane_first/
+ * lane_next order, each lane_len blocks of blen bytes); *n their count.
+ * NULL: no memory. */
+static char **sender_bufs(struct coll_sched *s, const struct plan *pl, int j, size_t blen,
+			  int *n)
+{
+	char **tmps;
+	int g, t, k, i = 0;
+
+	*n = sender_nlanes(pl, j);
+	if (!(tmps = coll_sched_tmp(s, (size_t)*n * sizeof(*tmps))))
+		return NULL;
+	for (g = lane_first(pl, j); g >= 0; g = lane_next(pl, j, g), i++) {
+		lane_of_global(pl, g, &t, &k);
+		if (!(tmps[i] = coll_sched_tmp(s, (size_t)lane_len(pl, t, k) * blen)))
+			return NULL;
+	}
+	return tmps;
+}
+
 static int nsenders(const struct plan *pl)
 {
 	return pl->nslots < pl->n0 ? pl->nslots : pl->n0;
@@ -351,16 +371,13 @@ int coll_build_scatter_lanes(struct coll_sched *s, const void *sbuf, const struc
 		if (j >= nsenders(&pl))
 			return coll_sched_recv(s, rbuf, rlen, root);
 		/* the same order as the root sends: each lane's blocks, then mine */
-		n = sender_nlanes(&pl, j);
-		if (!(tmps = coll_sched_tmp(s, (size_t)n * sizeof(*tmps))))
+		if (!(tmps = sender_bufs(s, &pl, j, blen, &n)))
 			return -1;
 		for (g = lane_first(&pl, j), n = 0; g >= 0; g = lane_next(&pl, j, g), n++) {
 			int len;
 
 			lane_of_global(&pl, g, &t, &k);
 			len = lane_len(&pl, t, k);
-			if (!(tmps[n] = coll_sched_tmp(s, (size_t)len * blen)))
-				return -1;
 			for (i = 0; i < len; i++)
 				if (coll_sched_recv(s, tmps[n] + (size_t)i * blen, blen, root))
 					return -1;
@@ -479,17 +496,12 @@ int coll_build_gather_lanes(struct coll_sched *s, const void *sbuf, size_t slen,
 			return 0;
 		/* a sender: all its lanes arrive at once, then go to the root
 		 * block by block, in the order the root posted for them */
-		n = sender_nlanes(&pl, j);
-		if (!(tmps = coll_sched_tmp(s, (size_t)n * sizeof(*tmps))))
+		if (!(tmps = sender_bufs(s, &pl, j, blen, &n)))
 			return -1;
 		for (g = lane_first(&pl, j), n = 0; g >= 0; g = lane_next(&pl, j, g), n++) {
-			int len;
-
 			lane_of_global(&pl, g, &t, &k);
-			len = lane_len(&pl, t, k);
-			if (!(tmps[n] = coll_sched_tmp(s, (size_t)len * blen)))
-				return -1;
-			if (coll_sched_recv(s, tmps[n], (size_t)len * blen, lane_rank(&pl, t, k, 0)))
+			if (coll_sched_recv(s, tmps[n], (size_t)lane_len(&pl, t, k) * blen,
+					    lane_rank(&pl, t, k, 0)))
 				return -1;
 		}
 		coll_sched_fence(s);
