@@ -15,10 +15,14 @@ coll/lanes_model.c). Options:
                     implementation once per part, their order rotated by round
   -i ITERS          timed calls per size up to 1 MiB, scaled down above it
                     (gridcoll -i/-s; default 5, --quick 2)
+  --floor F         timed calls at least, above 1 MiB (gridcoll -f; default 3)
   --delays D,D      WAN one-way delays (default 5ms,20ms)
   --parts LIST      of sg,p,wan,coll (default all)
   --params D=STR    the cost model's parameters at delay D (MICHI_COLL_LANES_PARAMS,
-                    given to Michi and to the prediction alike)
+                    given to Michi and to the prediction alike); without it,
+                    `michi_info --calibrate-grid` measures them on each delay's
+                    grid (profile-D.txt), and Michi reads that profile
+                    (MICHI_GRID_PROFILE) as a user's job would
   -F VAR=VAL        forces for an extra `michi-forced` row of the other
                     collectives (e.g. -F MICHI_COLL_BCAST_ALGORITHM=binomial);
                     repeatable
@@ -64,14 +68,6 @@ def secs(d):
 def rate1(delay):
     """One window-limited flow across the WAN at this one-way delay (b_wan(1))."""
     return min(25e6, WINDOW * 8 / (2 * secs(delay)))
-
-
-def default_params(delay, n1):
-    """L and b_wan(P) = min(b_wan(1), B_WAN / P) for P = 1..n1 (the grid's flows
-    are window-limited until P of them fill the path)."""
-    r = rate1(delay)
-    bw = ','.join(f'{min(r, WAN_RATE / p) / 1e6:.3f}mbit' for p in range(1, n1 + 1))
-    return f'L={delay},alpha=300us,b_lan={LAN_RATE / 1e6:g}mbit,b_wan={bw}'
 
 
 class Bench:
@@ -195,7 +191,7 @@ class Bench:
         t = 0.0
         for op in ops:
             for k, m in enumerate(sizes):
-                it = iters if m <= MIB else max(min(iters, 3), int(iters * MIB / m))
+                it = iters if m <= MIB else max(min(iters, self.o['floor']), int(iters * MIB / m))
                 t += (it + (1 if k == 0 else 0)) * self.call_bound(op, m, delay, n0, n1)
         return 90 + 2 * t
 
@@ -206,7 +202,7 @@ def median(v):
 
 def main(argv):
     out, work = argv[0], argv[1]
-    o = {'quick': False, 'rounds': None, 'iters': None, 'delays': ['5ms', '20ms'],
+    o = {'quick': False, 'rounds': None, 'iters': None, 'floor': 3, 'delays': ['5ms', '20ms'],
          'parts': ['sg', 'p', 'wan', 'coll'], 'params': {}, 'force': {}}
     a = argv[2:]
     while a:
@@ -217,6 +213,8 @@ def main(argv):
             o['rounds'] = int(a.pop(0))
         elif x == '-i':
             o['iters'] = int(a.pop(0))
+        elif x == '--floor':
+            o['floor'] = int(a.pop(0))
         elif x == '--delays':
             o['delays'] = [d for d in a.pop(0).split(',') if d]
         elif x == '--parts':
@@ -240,21 +238,22 @@ def main(argv):
     n0 = n1 = per_site
     b = Bench(out, work, o)
     conf = {'spec': spec, 'per_site': per_site, 'sizes': sizes, 'psize': psize,
-            'csizes': csizes, 'rounds': rounds, 'iters': iters, 'delays': o['delays'],
+            'csizes': csizes, 'rounds': rounds, 'iters': iters, 'floor': o['floor'],
+            'delays': o['delays'],
             'parts': o['parts'], 'force': o['force'], 'params': {}}
 
     def bye(*_):
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, bye)
-    for delay in o['delays']:
-        conf['params'][delay] = o['params'].get(delay) or default_params(delay, n1)
-    with open(os.path.join(out, 'config.txt'), 'w') as f:
-        for k, v in conf.items():
-            f.write(f'{k}: {v}\n')
+    def write_conf():
+        with open(os.path.join(out, 'config.txt'), 'w') as f:
+            for k, v in conf.items():
+                f.write(f'{k}: {v}\n')
+    write_conf()
     try:
         for delay in o['delays']:
-            one_delay(b, conf, delay, conf['params'][delay], spec, sizes, psize, csizes,
-                      rounds, iters, n0, n1)
+            one_delay(b, conf, delay, o['params'].get(delay), spec, sizes, psize, csizes,
+                      rounds, iters, n0, n1, write_conf)
     finally:
         if b.current and b.current.poll() is None:
             b.kill_tree(b.current)
@@ -262,20 +261,29 @@ def main(argv):
     return 0
 
 
-def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters, n0, n1):
+def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters, n0, n1,
+              write_conf):
     out = b.out
     up = subprocess.run([GRID, 'up', spec, f'delay={delay}'], capture_output=True, text=True,
                         timeout=300)
     if up.returncode != 0:
         raise SystemExit(f'grid-coll: test/net/grid up {spec} delay={delay}: {up.stderr.strip()}')
     log(f'grid up {spec} delay={delay}', b.runlog)
+    profile = None
+    if not params:
+        profile, params = calibrate(b, delay, n0, n1)
+    conf['params'][delay] = params
+    write_conf()
     # the model's prediction, by Michi's own model code
     pred = predict(b.work, params, n0, n1, sorted(set(sizes + [psize])))
     write_csv(os.path.join(out, f'model-{delay}.csv'), ['size', 'P', 'T', 'auto_scatter', 'auto_gather'],
               [[m, P, T, int(P == pred[m]['auto-scatter']), int(P == pred[m]['auto-gather'])]
                for m in sorted(pred) for P, T in sorted(pred[m]['T'].items())])
-    michi = {'MICHI_COLL_SITE_RANKS': str(n0), 'MICHI_TCP_LANE_MIN': '0',
-             'MICHI_COLL_LANES_PARAMS': params}
+    michi = {'MICHI_COLL_SITE_RANKS': str(n0), 'MICHI_TCP_LANE_MIN': '0'}
+    if profile:
+        michi['MICHI_GRID_PROFILE'] = profile
+    else:
+        michi['MICHI_COLL_LANES_PARAMS'] = params
     impls_sg = {'michi-p1': dict(michi, MICHI_COLL_LANES_P='1'),
                 'michi-auto': dict(michi, MICHI_COLL_LANES_P='0'),
                 'mpich': {}, 'openmpi': {}}
@@ -291,7 +299,7 @@ def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters,
     for path in (sg_csv, p_csv, c_csv):
         if os.path.exists(path):
             os.remove(path)
-    sargs = ['-i', str(iters), '-s', str(MIB)]
+    sargs = ['-i', str(iters), '-s', str(MIB), '-f', str(conf['floor'])]
     ptop = min(n0, n1)
 
     def rot(names, r):
@@ -335,6 +343,26 @@ def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters,
 
     subprocess.run([GRID, 'down'], capture_output=True, timeout=120)
     log(f'grid down ({delay})', b.runlog)
+
+
+def calibrate(b, delay, n0, n1):
+    """`michi_info --calibrate-grid` on this grid (one lane a host pair, as
+    in the runs): the profile's path and its pair's parameters."""
+    prof = os.path.join(b.out, f'profile-{delay}.txt')
+    info = os.path.join(os.path.dirname(os.environ['MICHI_MPIRUN']), 'michi_info')
+    env = {'MICHI_COLL_SITE_RANKS': str(n0), 'MICHI_TCP_LANE_MIN': '0'}
+    cmd = [GRID_MPI, 'michi', '--run', info, '--calibrate-grid', '--out', prof, '--bytes', '4m']
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=900,
+                       env=dict(os.environ, **env))
+    pairs = []
+    if p.returncode == 0 and os.path.exists(prof):
+        pairs = [x.split() for x in open(prof) if x.startswith('pair ')]
+    if len(pairs) != 1 or len(pairs[0]) != 4:
+        raise SystemExit(f'grid-coll: calibration at {delay}: exit {p.returncode}: '
+                         f'{p.stdout[-2000:]} {p.stderr[-2000:]}')
+    log(f'calibration at {delay}, {time.monotonic() - t0:.1f} s: {pairs[0][3]}', b.runlog)
+    return prof, pairs[0][3]
 
 
 def predict(work, params, n0, n1, sizes):

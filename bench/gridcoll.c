@@ -3,7 +3,7 @@
  * bench/gridcoll.c: collectives on the emulated grid (test/net/grid), for
  * bench/grid-coll.sh; standard MPI only, so that each MPI's mpicc builds it.
  *
- *   gridcoll -t OP[,OP...] -m SIZES [-i ITERS] [-s SCALE] [-w WARMUP] [-d MS]
+ *   gridcoll -t OP[,OP...] -m SIZES [-i ITERS] [-s SCALE] [-f FLOOR] [-w WARMUP] [-d MS]
  *
  * OP: scatter, gather, bcast, allgather, alltoall, allreduce, reduce,
  * barrier (MPI_BYTE blocks; MPI_INT and MPI_SUM for the reductions; root
@@ -11,8 +11,8 @@
  * per rank (per rank pair for alltoall, the whole vector for bcast,
  * allreduce and reduce), a positive multiple of 8; barrier runs once and
  * prints size 0. Each size gets ITERS timed calls (default 5) up to SCALE
- * bytes (default 1 MiB) and ITERS x SCALE / size above it, at least 3 (or
- * ITERS when it is less); the first size of each OP is preceded by WARMUP
+ * bytes (default 1 MiB) and ITERS x SCALE / size above it, at least FLOOR
+ * (default 3, or ITERS when it is less); the first size of each OP is preceded by WARMUP
  * untimed calls (default 1: connections, TCP windows).
  *
  * Timing: the grid's hosts are network namespaces of one machine, so all
@@ -271,9 +271,12 @@ static double timed_call(enum op op, long bytes, long k, int64_t *lead_ns, int64
 	}
 }
 
-static long iters_for(long bytes, long iters, long scale)
+static long iters_for(long bytes, long iters, long scale, long floor)
 {
-	long it = iters, floor = iters < 3 ? iters : 3;
+	long it = iters;
+
+	if (floor > iters)
+		floor = iters;
 
 	if (bytes > scale) {
 		it = (long)((double)iters * (double)scale / (double)bytes);
@@ -306,7 +309,7 @@ static int parse_sizes(char *s, long *sizes, int max)
 
 int main(int argc, char **argv)
 {
-	long sizes[64], iters = 5, scale = 1L << 20, warm = 1, lead_ms = 100, maxb = 0;
+	long sizes[64], iters = 5, scale = 1L << 20, floor = 3, warm = 1, lead_ms = 100, maxb = 0;
 	int nsizes = 0, ops[NOPS], nops = 0, bad = 0;
 	int64_t lead_ns;
 
@@ -346,6 +349,9 @@ int main(int argc, char **argv)
 		case 's':
 			bad = bench_parse_long(v, 8, 1L << 30, &scale);
 			break;
+		case 'f':
+			bad = bench_parse_long(v, 1, 100000, &floor);
+			break;
 		case 'w':
 			bad = bench_parse_long(v, 0, 1000, &warm);
 			break;
@@ -359,7 +365,7 @@ int main(int argc, char **argv)
 	if (bad || !nops || !nsizes) {
 		if (rank == 0)
 			fprintf(stderr, "usage: gridcoll -t OP[,OP...] -m SIZES|MIN:MAX [-i ITERS] "
-					"[-s SCALE] [-w WARMUP] [-d LEAD_MS]\n"
+					"[-s SCALE] [-f FLOOR] [-w WARMUP] [-d LEAD_MS]\n"
 					"  OP: scatter gather bcast allgather alltoall allreduce "
 					"reduce barrier; sizes: positive multiples of 8\n");
 		MPI_Finalize();
@@ -392,7 +398,7 @@ int main(int argc, char **argv)
 
 		for (int s = 0; s < (op == BARRIER ? 1 : nsizes); s++) {
 			long bytes = op == BARRIER ? 0 : sizes[s];
-			long it = op == BARRIER ? iters : iters_for(bytes, iters, scale);
+			long it = op == BARRIER ? iters : iters_for(bytes, iters, scale, floor);
 			double *t = malloc((size_t)it * sizeof(double));
 			double *lt = malloc((size_t)it * sizeof(double));
 			int64_t t0, t1;
