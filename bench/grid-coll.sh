@@ -13,19 +13,31 @@
 # into bench/results/<date>-grid-coll/ (or -o DIR). Root only. Michi is
 # MICHI_PREFIX (default build/install of this tree). Its own grid
 # instance (MICHI_GRID_PREFIX, default b29), taken down on exit.
+# --remodel DIR: only the model's prediction (model-D.csv, from the
+# parameters config.txt records) and the summary of an existing run again.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 OUT=
 QUICK=
+REMODEL=
 ARGS=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o) OUT=$2; shift 2 ;;
+	--remodel) REMODEL=$2; shift 2 ;;
 	--quick) QUICK=1; ARGS="$ARGS --quick"; shift ;;
 	-h|--help) sed -n '3,16p' "$0"; python3 "$TOP/bench/grid_coll.py" -h 2>&1 | sed -n '/Options/,$p'; exit 0 ;;
 	*) ARGS="$ARGS $1"; shift ;;
 	esac
 done
+if [ -n "$REMODEL" ]; then
+	WORK=$(mktemp -d /tmp/grid-coll.XXXXXX)
+	trap 'rm -rf "$WORK"' EXIT
+	cc -O2 -I"$TOP/coll" -o "$WORK/lanes_predict" "$TOP/bench/lanes_predict.c" "$TOP/coll/lanes_model.c" -lm
+	python3 "$TOP/bench/grid_coll.py" "$REMODEL" "$WORK" --remodel
+	python3 "$TOP/bench/grid_coll_report.py" "$REMODEL"
+	exit
+fi
 [ "$(id -u)" -eq 0 ] || { echo "grid-coll: needs root (test/net/grid)" >&2; exit 77; }
 for t in python3 gnuplot cc mpicc.mpich mpiexec.mpich mpicc.openmpi mpirun.openmpi; do
 	command -v $t >/dev/null 2>&1 || { echo "grid-coll: $t is missing" >&2; exit 77; }

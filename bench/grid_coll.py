@@ -17,12 +17,16 @@ coll/lanes_model.c). Options:
                     (gridcoll -i/-s; default 5, --quick 2)
   --floor F         timed calls at least, above 1 MiB (gridcoll -f; default 3)
   --delays D,D      WAN one-way delays (default 5ms,20ms)
-  --parts LIST      of sg,p,wan,coll (default all)
+  --sizes LIST      Scatter and Gather block sizes in bytes (default 64 KiB to
+                    16 MiB, doubling)
+  --parts LIST      of sg,p,wan,coll, run in that order each round (default all)
   --params D=STR    the cost model's parameters at delay D (MICHI_COLL_LANES_PARAMS,
                     given to Michi and to the prediction alike); without it,
                     `michi_info --calibrate-grid` measures them on each delay's
                     grid (profile-D.txt), and Michi reads that profile
                     (MICHI_GRID_PROFILE) as a user's job would
+  --remodel         only write model-D.csv again for a finished run in OUTDIR
+                    (its config.txt's parameters)
   -F VAR=VAL        forces for an extra `michi-forced` row of the other
                     collectives (e.g. -F MICHI_COLL_BCAST_ALGORITHM=binomial);
                     repeatable
@@ -174,7 +178,9 @@ class Bench:
         self.loadf.write(f'{delay},{part},{impl},{rnd},{t0},{load0},{load1},'
                          f'{(t1 - t0) / 1e9:.1f},{status}\n')
         self.loadf.flush()
-        return (res if status.startswith('ok') else {}), calls, t0, t1
+        # a job ended by its time limit keeps the sizes it finished (each
+        # `gridcoll` line is a size's complete set of calls)
+        return (res if status.startswith(('ok', 'timeout')) else {}), calls, t0, t1
 
     # ---- bounds ----
     def call_bound(self, op, m, delay, n0, n1):
@@ -193,7 +199,9 @@ class Bench:
             for k, m in enumerate(sizes):
                 it = iters if m <= MIB else max(min(iters, self.o['floor']), int(iters * MIB / m))
                 t += (it + (1 if k == 0 else 0)) * self.call_bound(op, m, delay, n0, n1)
-        return 90 + 2 * t
+        # the peers busy-poll, and 16 of their ranks on two cores run far
+        # slower than the network allows (MPICH's 1 MiB Gather at 5 ms: 15 s)
+        return 90 + 4 * t
 
 
 def median(v):
@@ -213,8 +221,12 @@ def main(argv):
             o['rounds'] = int(a.pop(0))
         elif x == '-i':
             o['iters'] = int(a.pop(0))
+        elif x == '--remodel':
+            return remodel(out, work)
         elif x == '--floor':
             o['floor'] = int(a.pop(0))
+        elif x == '--sizes':
+            o['sizes'] = [int(v) for v in a.pop(0).split(',') if v]
         elif x == '--delays':
             o['delays'] = [d for d in a.pop(0).split(',') if d]
         elif x == '--parts':
@@ -229,8 +241,11 @@ def main(argv):
             print(__doc__, file=sys.stderr)
             return 2
     q = o['quick']
+    if set(o['parts']) - {'sg', 'p', 'wan', 'coll'}:
+        print(__doc__, file=sys.stderr)
+        return 2
     spec, per_site = ('two-sites', 4) if q else ('two-sites-16', 8)
-    sizes = [64 * KIB, MIB] if q else [64 * KIB << k for k in range(9)]
+    sizes = o.get('sizes') or ([64 * KIB, MIB] if q else [64 * KIB << k for k in range(9)])
     psize = MIB if q else 4 * MIB
     csizes = [8, 64 * KIB] if q else [8, 64 * KIB, MIB]
     rounds = o['rounds'] or (1 if q else 3)
@@ -275,10 +290,7 @@ def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters,
     conf['params'][delay] = params
     write_conf()
     # the model's prediction, by Michi's own model code
-    pred = predict(b.work, params, n0, n1, sorted(set(sizes + [psize])))
-    write_csv(os.path.join(out, f'model-{delay}.csv'), ['size', 'P', 'T', 'auto_scatter', 'auto_gather'],
-              [[m, P, T, int(P == pred[m]['auto-scatter']), int(P == pred[m]['auto-gather'])]
-               for m in sorted(pred) for P, T in sorted(pred[m]['T'].items())])
+    write_model(out, b.work, delay, params, n0, n1, sorted(set(sizes + [psize])))
     michi = {'MICHI_COLL_SITE_RANKS': str(n0), 'MICHI_TCP_LANE_MIN': '0'}
     if profile:
         michi['MICHI_GRID_PROFILE'] = profile
@@ -307,39 +319,49 @@ def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters,
         k = r % len(names)
         return names[k:] + names[:k]
 
-    for r in range(1, rounds + 1):
-        if 'sg' in parts:
-            lim = b.limit(['scatter', 'gather'], sizes, iters, delay, n0, n1)
-            for impl in rot(impls_sg, r):
-                res, _, _, _ = b.run(delay, 'sg', impl, r, impls_sg[impl],
-                                     ['-t', 'scatter,gather', '-m', ','.join(map(str, sizes))] + sargs,
-                                     lim)
-                for (op, m), v in sorted(res.items()):
-                    append_csv(sg_csv, hdr, [impl, r, op, m, *v])
-        if 'p' in parts:
-            lim = b.limit(['scatter', 'gather'], [psize], iters, delay, n0, n1)
-            for P in rot(range(1, ptop + 1), r):
-                res, _, _, _ = b.run(delay, 'p', f'michi-P{P}', r, dict(michi, MICHI_COLL_LANES_P=str(P)),
-                                     ['-t', 'scatter,gather', '-m', str(psize)] + sargs, lim)
-                for (op, m), v in sorted(res.items()):
-                    append_csv(p_csv, ['P'] + hdr[1:], [P, r, op, m, *v])
-        if 'coll' in parts:
-            lim = b.limit(COLLS, csizes, iters, delay, n0, n1)
-            for impl in rot(impls_coll, r):
-                res, _, _, _ = b.run(delay, 'coll', impl, r, impls_coll[impl],
-                                     ['-t', ','.join(COLLS), '-m', ','.join(map(str, csizes))] + sargs,
-                                     lim)
-                for (op, m), v in sorted(res.items()):
-                    append_csv(c_csv, hdr, [impl, r, op, m, *v])
-    wan = []
-    if 'wan' in parts and secs(delay) >= 0.02 - 1e-9:
-        # single-lane against multilane, one op a run, its 100 ms WAN counters
+    def part_sg(r):
+        lim = b.limit(['scatter', 'gather'], sizes, iters, delay, n0, n1)
+        for impl in rot(impls_sg, r):
+            res, _, _, _ = b.run(delay, 'sg', impl, r, impls_sg[impl],
+                                 ['-t', 'scatter,gather', '-m', ','.join(map(str, sizes))] + sargs,
+                                 lim)
+            for (op, m), v in sorted(res.items()):
+                append_csv(sg_csv, hdr, [impl, r, op, m, *v])
+
+    def part_p(r):
+        lim = b.limit(['scatter', 'gather'], [psize], iters, delay, n0, n1)
+        for P in rot(range(1, ptop + 1), r):
+            res, _, _, _ = b.run(delay, 'p', f'michi-P{P}', r, dict(michi, MICHI_COLL_LANES_P=str(P)),
+                                 ['-t', 'scatter,gather', '-m', str(psize)] + sargs, lim)
+            for (op, m), v in sorted(res.items()):
+                append_csv(p_csv, ['P'] + hdr[1:], [P, r, op, m, *v])
+
+    def part_coll(r):
+        lim = b.limit(COLLS, csizes, iters, delay, n0, n1)
+        for impl in rot(impls_coll, r):
+            res, _, _, _ = b.run(delay, 'coll', impl, r, impls_coll[impl],
+                                 ['-t', ','.join(COLLS), '-m', ','.join(map(str, csizes))] + sargs,
+                                 lim)
+            for (op, m), v in sorted(res.items()):
+                append_csv(c_csv, hdr, [impl, r, op, m, *v])
+
+    def part_wan(r):
+        # single-lane against multilane, one op a run, its 100 ms WAN
+        # counters; once, at 20 ms and more
+        if r != 1 or secs(delay) < 0.02 - 1e-9:
+            return
         for op in ('scatter', 'gather'):
             for impl in ('michi-p1', 'michi-auto'):
                 lim = b.limit([op], [psize], 3, delay, n0, n1)
                 res, calls, t0, t1 = b.run(delay, 'wan', impl, 1, impls_sg[impl],
                                            ['-t', op, '-m', str(psize), '-i', '3', '-w', '1'], lim)
-                wan.append(wan_series(b, delay, op, impl, calls, t0, t1))
+                wan_series(b, delay, op, impl, calls, t0, t1)
+
+    # the parts in the order given, each round
+    run_part = {'sg': part_sg, 'p': part_p, 'coll': part_coll, 'wan': part_wan}
+    for r in range(1, rounds + 1):
+        for part in parts:
+            run_part[part](r)
 
     subprocess.run([GRID, 'down'], capture_output=True, timeout=120)
     log(f'grid down ({delay})', b.runlog)
@@ -366,19 +388,34 @@ def calibrate(b, delay, n0, n1):
 
 
 def predict(work, params, n0, n1, sizes):
+    """lanes_predict's rows: [size, op, P, h, T, auto]."""
     p = subprocess.run([os.path.join(work, 'lanes_predict'), params, str(n0), str(n1)] +
                        [str(m) for m in sizes], capture_output=True, text=True, timeout=30)
     if p.returncode != 0:
         raise SystemExit(f'grid-coll: lanes_predict: {p.stderr.strip()}')
-    pred = {}
+    rows = []
     for line in p.stdout.split():
         f = line.split(',')
-        d = pred.setdefault(int(f[0]), {'T': {}})
-        if f[1].startswith('auto'):
-            d[f[1]] = int(f[2])
-        else:
-            d['T'][int(f[1])] = float(f[2])
-    return pred
+        rows.append([int(f[0]), f[1], int(f[2]), int(f[3]), float(f[4]), int(f[5])])
+    return rows
+
+
+def remodel(out, work):
+    conf = {}
+    for line in open(os.path.join(out, 'config.txt')):
+        k, _, v = line.partition(': ')
+        conf[k] = v.strip()
+    import ast
+    sizes = ast.literal_eval(conf['sizes']) + [int(conf['psize'])]
+    n = int(conf['per_site'])
+    for delay, params in ast.literal_eval(conf['params']).items():
+        write_model(out, work, delay, params, n, n, sorted(set(sizes)))
+    return 0
+
+
+def write_model(out, work, delay, params, n0, n1, sizes):
+    write_csv(os.path.join(out, f'model-{delay}.csv'), ['size', 'op', 'P', 'h', 'T', 'auto'],
+              predict(work, params, n0, n1, sizes))
 
 
 def wan_series(b, delay, op, impl, calls, t0, t1):

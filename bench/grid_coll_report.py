@@ -56,18 +56,17 @@ def gnuplot(script):
 
 
 def model(out, delay):
-    """{size: {'T': {P: T}, 'scatter': P, 'gather': P}}"""
+    """{size: {op: {'T': {P: T with one lane a host}, 'P': auto P, 'auto': its T}}}"""
     path = os.path.join(out, f'model-{delay}.csv')
     res = {}
     if not os.path.exists(path):
         return res
     for r in rd(path):
-        d = res.setdefault(int(r['size']), {'T': {}})
-        d['T'][int(r['P'])] = float(r['T'])
-        if r['auto_scatter'] == '1':
-            d['scatter'] = int(r['P'])
-        if r['auto_gather'] == '1':
-            d['gather'] = int(r['P'])
+        d = res.setdefault(int(r['size']), {}).setdefault(r['op'], {'T': {}})
+        if r['h'] == '1':
+            d['T'][int(r['P'])] = float(r['T'])
+        if r['auto'] == '1':
+            d['P'], d['auto'] = int(r['P']), float(r['T'])
     return res
 
 
@@ -135,8 +134,8 @@ def sg(out, delay, mod, md):
     for op in ('scatter', 'gather'):
         for m in sorted({k[1] for k in s}):
             if m in mod:
-                rows.append([op, m, 'model-p1', mod[m]['T'][1], NAN, NAN])
-                rows.append([op, m, 'model-auto', mod[m]['T'][mod[m][op]], NAN, NAN])
+                rows.append([op, m, 'model-p1', mod[m][op]['T'][1], NAN, NAN])
+                rows.append([op, m, 'model-auto', mod[m][op]['auto'], NAN, NAN])
     with open(os.path.join(out, f'sg-{delay}-summary.csv'), 'w', newline='') as f:
         w = csv.writer(f)
         w.writerow(['op', 'size', 'impl', 'median', 'min', 'max'])
@@ -149,8 +148,8 @@ def sg(out, delay, mod, md):
             f.write('# size ' + ' '.join(impls) + ' model-auto model-p1 auto-P\n')
             for m in sizes:
                 cols = [fmt(s.get((op, m, i), (NAN,))[0], 6) for i in impls]
-                mm = mod.get(m)
-                cols += [fmt(mm['T'][mm[op]], 6), fmt(mm['T'][1], 6), str(mm[op])] if mm else ['NaN'] * 3
+                mm = mod.get(m, {}).get(op)
+                cols += [fmt(mm['auto'], 6), fmt(mm['T'][1], 6), str(mm['P'])] if mm else ['NaN'] * 3
                 f.write(f'{m} ' + ' '.join(cols) + '\n')
         plots.append((op, dat))
         md += [f'### {op.capitalize()} against block size', '',
@@ -160,9 +159,9 @@ def sg(out, delay, mod, md):
             g = lambda i: s.get((op, m, i), (NAN, NAN, NAN))
             p1, au, mp, om = g('michi-p1'), g('michi-auto'), g('mpich'), g('openmpi')
             peer = min((x[0] for x in (mp, om) if not math.isnan(x[0])), default=NAN)
-            mm = mod.get(m)
+            mm = mod.get(m, {}).get(op)
             md.append(f'| {human(m)} | {cell(p1)} | {cell(au)} | '
-                      f'{fmt(mm["T"][mm[op]]) + " (P=%d)" % mm[op] if mm else ""} | {cell(mp)} | '
+                      f'{fmt(mm["auto"]) + " (P=%d)" % mm["P"] if mm else ""} | {cell(mp)} | '
                       f'{cell(om)} | {ratio(p1[0], au[0])} | {ratio(peer, au[0])} |')
         md.append('')
     png = os.path.join(out, f'sg-{delay}.png')
@@ -210,25 +209,32 @@ def psweep(out, delay, mod, md):
     md += [f'### Time against P at {human(m)} blocks', '',
            '| op | P | measured | predicted | error | auto |', '|---|---|---|---|---|---|']
     for op in ('scatter', 'gather'):
+        mo = mm.get(op) if mm else None
         Ps = sorted(P for o, P in s if o == op)
         dat = os.path.join(out, f'p-{delay}-{op}.dat')
         with open(dat, 'w') as f:
             f.write('# P median min max predicted auto\n')
             for P in Ps:
                 v = s[(op, P)]
-                pr = mm['T'].get(P, NAN) if mm else NAN
-                auto = int(bool(mm) and mm[op] == P)
+                pr = mo['T'].get(P, NAN) if mo else NAN
+                auto = int(bool(mo) and mo['P'] == P)
                 out_rows.append([op, P, *v, pr, auto])
                 f.write(f'{P} {fmt(v[0], 6)} {fmt(v[1], 6)} {fmt(v[2], 6)} {fmt(pr, 6)} '
                         f'{fmt(v[0], 6) if auto else "NaN"}\n')
                 err = f'{(v[0] - pr) / pr * 100:+.1f}%' if pr == pr and v[0] == v[0] else 'n/a'
                 md.append(f'| {op} | {P} | {cell(v)} | {fmt(pr)} | {err} | {"<- auto" if auto else ""} |')
-        if Ps and mm:
+        if Ps and mo:
+            # the automatic choice as it ran (sg part, same block size): its
+            # P, and the lanes a host the model chose, which the forced-P
+            # runs (one lane a host) may not have
             best = min(Ps, key=lambda P: s[(op, P)][0])
-            au = mm[op]
-            if (op, au) in s:
-                md.append(f'| {op} | best measured P={best} | {s[(op, best)][0]:.3f} | | | auto P={au}: '
-                          f'{(s[(op, au)][0] / s[(op, best)][0] - 1) * 100:+.1f}% over the best |')
+            sg = os.path.join(out, f'sg-{delay}.csv')
+            am = [float(r['median']) for r in (rd(sg) if os.path.exists(sg) else [])
+                  if r['impl'] == 'michi-auto' and r['op'] == op and int(r['size']) == m]
+            if am:
+                md.append(f'| {op} | best measured P={best} | {s[(op, best)][0]:.3f} | | | '
+                          f'automatic (P={mo["P"]}) {am[0]:.3f}: '
+                          f'{(am[0] / s[(op, best)][0] - 1) * 100:+.1f}% against the best |')
         plots.append((op, dat))
     md.append('')
     with open(os.path.join(out, f'p-{delay}-summary.csv'), 'w', newline='') as f:

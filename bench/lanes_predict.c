@@ -9,9 +9,12 @@
  *
  * PARAMS as MICHI_COLL_LANES_PARAMS ("" for the library's defaults); N0
  * the ranks of the root's site, N1 the far site's. Per BYTES (the block
- * per rank) it prints "BYTES,P,T" for P = 1..min(N0, N1) and
- * "BYTES,auto-scatter,P,T" and "BYTES,auto-gather,P,T": the P the library
- * chooses when MICHI_COLL_LANES_P is 0, and T(P) in seconds.
+ * per rank) and OP (scatter, gather) it prints "BYTES,OP,P,1,T,AUTO" for
+ * P = 1..min(N0, N1): T(P) in seconds with one lane a host, as the
+ * library runs a forced P (MICHI_COLL_LANES_P) on sites of at least P
+ * hosts; AUTO is 1 on the P and lanes a host h that the library chooses
+ * when MICHI_COLL_LANES_P is 0 (lanes_choose_ph), which gets a row
+ * "BYTES,OP,P,h,T,1" of its own when h is not 1.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +44,7 @@ int main(int argc, char **argv)
 	}
 	for (int a = 4; a < argc; a++) {
 		double m = atof(argv[a]);
-		int pmax = n0 < n1 ? n0 : n1, ps, pg;
+		int pmax = n0 < n1 ? n0 : n1;
 
 		if (!(m > 0)) {
 			fprintf(stderr, "lanes_predict: BYTES must be positive, not %s\n", argv[a]);
@@ -49,12 +52,17 @@ int main(int argc, char **argv)
 		}
 		if (pmax > LANES_PMAX)
 			pmax = LANES_PMAX;
-		for (int P = 1; P <= pmax; P++)
-			printf("%s,%d,%.9f\n", argv[a], P, lanes_T(&p, P, n0, n1, m));
-		ps = lanes_choose(&p, n0, n1, m);
-		pg = lanes_choose_gather(&p, n0, n1, m);
-		printf("%s,auto-scatter,%d,%.9f\n", argv[a], ps, lanes_T(&p, ps, n0, n1, m));
-		printf("%s,auto-gather,%d,%.9f\n", argv[a], pg, lanes_T(&p, pg, n0, n1, m));
+		for (int dir = LANES_SCATTER; dir <= LANES_GATHER; dir++) {
+			const char *op = dir == LANES_GATHER ? "gather" : "scatter";
+			int h, P = lanes_choose_ph(&p, dir, n0, n1, m, &h);
+
+			for (int k = 1; k <= pmax; k++)
+				printf("%s,%s,%d,1,%.9f,%d\n", argv[a], op, k,
+				       lanes_T_h(&p, dir, k, 1, n0, n1, m), k == P && h == 1);
+			if (h != 1)
+				printf("%s,%s,%d,%d,%.9f,1\n", argv[a], op, P, h,
+				       lanes_T_h(&p, dir, P, h, n0, n1, m));
+		}
 	}
 	return 0;
 }
