@@ -388,7 +388,7 @@ def calibrate(b, delay, n0, n1):
 
 
 def predict(work, params, n0, n1, sizes):
-    """lanes_predict's rows: [size, op, P, h, T, auto]."""
+    """lanes_predict's rows: [size, op, P, h, T, auto, T_sched]."""
     p = subprocess.run([os.path.join(work, 'lanes_predict'), params, str(n0), str(n1)] +
                        [str(m) for m in sizes], capture_output=True, text=True, timeout=30)
     if p.returncode != 0:
@@ -396,7 +396,7 @@ def predict(work, params, n0, n1, sizes):
     rows = []
     for line in p.stdout.split():
         f = line.split(',')
-        rows.append([int(f[0]), f[1], int(f[2]), int(f[3]), float(f[4]), int(f[5])])
+        rows.append([int(f[0]), f[1], int(f[2]), int(f[3]), float(f[4]), int(f[5]), float(f[6])])
     return rows
 
 
@@ -414,7 +414,7 @@ def remodel(out, work):
 
 
 def write_model(out, work, delay, params, n0, n1, sizes):
-    write_csv(os.path.join(out, f'model-{delay}.csv'), ['size', 'op', 'P', 'h', 'T', 'auto'],
+    write_csv(os.path.join(out, f'model-{delay}.csv'), ['size', 'op', 'P', 'h', 'T', 'auto', 'T_sched'],
               predict(work, params, n0, n1, sizes))
 
 

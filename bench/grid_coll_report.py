@@ -62,9 +62,11 @@ def model(out, delay):
     if not os.path.exists(path):
         return res
     for r in rd(path):
-        d = res.setdefault(int(r['size']), {}).setdefault(r['op'], {'T': {}})
+        d = res.setdefault(int(r['size']), {}).setdefault(r['op'], {'T': {}, 'S': {}})
         if r['h'] == '1':
             d['T'][int(r['P'])] = float(r['T'])
+            if r.get('T_sched'):
+                d['S'][int(r['P'])] = float(r['T_sched'])
         if r['auto'] == '1':
             d['P'], d['auto'] = int(r['P']), float(r['T'])
     return res
@@ -207,7 +209,8 @@ def psweep(out, delay, mod, md):
     mm = mod.get(m)
     out_rows, plots = [], []
     md += [f'### Time against P at {human(m)} blocks', '',
-           '| op | P | measured | predicted | error | auto |', '|---|---|---|---|---|---|']
+           '| op | P | measured | predicted | error | auto | schedule model (Scatter) | its error |',
+           '|---|---|---|---|---|---|---|---|']
     for op in ('scatter', 'gather'):
         mo = mm.get(op) if mm else None
         Ps = sorted(P for o, P in s if o == op)
@@ -222,7 +225,10 @@ def psweep(out, delay, mod, md):
                 f.write(f'{P} {fmt(v[0], 6)} {fmt(v[1], 6)} {fmt(v[2], 6)} {fmt(pr, 6)} '
                         f'{fmt(v[0], 6) if auto else "NaN"}\n')
                 err = f'{(v[0] - pr) / pr * 100:+.1f}%' if pr == pr and v[0] == v[0] else 'n/a'
-                md.append(f'| {op} | {P} | {cell(v)} | {fmt(pr)} | {err} | {"<- auto" if auto else ""} |')
+                ps = mo['S'].get(P, NAN) if mo and op == 'scatter' else NAN
+                errs = f'{(v[0] - ps) / ps * 100:+.1f}%' if ps == ps and v[0] == v[0] else ''
+                md.append(f'| {op} | {P} | {cell(v)} | {fmt(pr)} | {err} | {"<- auto" if auto else ""} | '
+                          f'{fmt(ps) if ps == ps else ""} | {errs} |')
         if Ps and mo:
             # the automatic choice as it ran (sg part, same block size): its
             # P, and the lanes a host the model chose, which the forced-P

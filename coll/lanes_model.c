@@ -143,6 +143,119 @@ double lanes_T_h(const struct lanes_params *p, int dir, int P, int h, int n0, in
 	return p->L + (nic > lane ? nic : lane) + p->alpha;
 }
 
+/*
+ * Scatter as coll/lanes.c runs it, in a fluid model (see the header):
+ * the root's sender rounds one after another, each sender's lanes
+ * crossing from the end of its round, the root's own lanes and the rest
+ * of its site sharing its NIC after the last round, each lane spread at
+ * the far site once across. Every step of the loop starts or ends at
+ * least one lane or the root's local sends, so it runs at most 2P + 1
+ * times.
+ */
+double lanes_T_sched(const struct lanes_params *p, int P, int h, int n0, int n1, double M)
+{
+	double start[LANES_PMAX], rem[LANES_PMAX], rate[LANES_PMAX], t = 0, end = 0, loc;
+	int S, k, j, steps, nloc, left = P;
+
+	if (P < 1 || P > LANES_PMAX || P > n1 || h < 1 || h > P || n0 < 1 ||
+	    (P + h - 1) / h > n0)
+		return lanes_T_h(p, LANES_SCATTER, P, h, n0, n1, M);
+	S = (P + h - 1) / h;
+	for (k = 0; k < P; k++)
+		rem[k] = ((n1 - k + P - 1) / P) * M;
+	/* the rounds: sender j (1..S-1) gets its lanes' blocks and its own,
+	 * and its lanes cross from the end of its round */
+	for (j = 1; j < S; j++) {
+		int blocks = 1;
+
+		for (k = j * h; k < P && k < j * h + h; k++)
+			blocks += (n1 - k + P - 1) / P;
+		t += blocks * M / p->b_lan;
+		for (k = j * h; k < P && k < j * h + h; k++)
+			start[k] = t;
+	}
+	/* the root's lanes 0..h-1 start after the rounds, with the blocks of
+	 * the rest of its site */
+	for (k = 0; k < h && k < P; k++)
+		start[k] = t;
+	nloc = n0 - S;
+	loc = nloc * M;
+	end = t;
+	t = 0;
+	for (steps = 0; (left > 0 || loc > 0) && steps < 4 * LANES_PMAX + 4; steps++) {
+		int active = 0, a[LANES_PMAX] = { 0 }, root_lanes = 0;
+		double dt = 1e300, root_rate = 0, loc_rate = 0, root_t = start[0];
+
+		for (k = 0; k < P; k++)
+			if (rem[k] > 0 && start[k] <= t) {
+				active++;
+				a[k / h]++;
+			}
+		for (k = 0; k < P; k++) {
+			double r;
+
+			rate[k] = 0;
+			if (!(rem[k] > 0 && start[k] <= t))
+				continue;
+			r = lanes_b_wan(p, active);
+			if (lanes_b_end(p, LANES_SCATTER, a[k / h]) / a[k / h] < r)
+				r = lanes_b_end(p, LANES_SCATTER, a[k / h]) / a[k / h];
+			if (p->b_lan / a[k / h] < r)
+				r = p->b_lan / a[k / h];
+			rate[k] = r;
+		}
+		/* the root's NIC: its lanes and its site's blocks, a flow each,
+		 * shared max-min fairly; the local flows take what is left */
+		if (loc > 0 && t >= root_t) {
+			for (k = 0; k < h && k < P; k++)
+				if (rate[k] > 0)
+					root_lanes++;
+			for (k = 0; k < h && k < P; k++) {
+				if (rate[k] > p->b_lan / (root_lanes + nloc))
+					rate[k] = p->b_lan / (root_lanes + nloc);
+				root_rate += rate[k];
+			}
+			loc_rate = p->b_lan - root_rate;
+			if (loc / loc_rate < dt)
+				dt = loc / loc_rate;
+		} else if (loc > 0 && root_t - t < dt) {
+			dt = root_t - t;
+		}
+		for (k = 0; k < P; k++) {
+			if (rate[k] > 0 && rem[k] / rate[k] < dt)
+				dt = rem[k] / rate[k];
+			else if (rem[k] > 0 && start[k] > t && start[k] - t < dt)
+				dt = start[k] - t;
+		}
+		if (!(dt < 1e300))
+			break;
+		t += dt;
+		if (loc > 0 && loc_rate > 0) {
+			loc -= loc_rate * dt;
+			if (loc <= 1e-9 * M) {
+				loc = 0;
+				if (t > end)
+					end = t;
+			}
+		}
+		for (k = 0; k < P; k++) {
+			if (!(rate[k] > 0))
+				continue;
+			rem[k] -= rate[k] * dt;
+			if (rem[k] <= 1e-9 * M) {
+				/* across: its Dep_recv hands the other blocks on */
+				double done = t + ((n1 - k + P - 1) / P - 1) * M / p->b_lan;
+
+				rem[k] = 0;
+				left--;
+				if (done > end)
+					end = done;
+			}
+		}
+	}
+	return p->L + end + p->alpha;
+}
+
 int lanes_choose_ph(const struct lanes_params *p, int dir, int n0, int n1, double M, int *h)
 {
 	int sup = n1 < LANES_PMAX ? n1 : LANES_PMAX, P, hh, bestP = 1;

@@ -136,6 +136,30 @@ int lanes_Y_h(int P, int h, int n0, int n1);
  * T_g above). 1 <= h <= P and ceil(P / h) <= n0. */
 double lanes_T_h(const struct lanes_params *p, int dir, int P, int h, int n0, int n1, double M);
 
+/*
+ * Scatter's T(P, h) as its schedule runs (coll/lanes.c), beyond the
+ * paper's closed form, which sums the root's sends and one WAN term and
+ * so misses that lanes start staggered: a lane crossing alone gets
+ * b_wan(1), not b_wan(P). A fluid model of the schedule: the root's NIC
+ * (b_lan) serves senders 1..S-1 one round each (their lanes' blocks and
+ * their own); each sender's lanes cross from the end of its round; the
+ * root's own lanes start after the last round, sharing its NIC max-min
+ * fairly with its flows to the rest of its site (n0 - S blocks, a flow
+ * each); while A lanes cross each gets at most b_wan(A), a host's a
+ * lanes at most b_end(a) / a each and b_lan together; a lane across is
+ * spread by its Dep_recv, (X_k - 1)·M / b_lan. T = L + the last of
+ * those ends + alpha. At P = 1 it is lanes_T_h(1, 1) whenever the root's
+ * site's blocks leave before its lane has crossed. Falls back to
+ * lanes_T_h outside 1 <= h <= P <= min(n1, LANES_PMAX), S <= n0.
+ * Not yet what the library chooses with: on the emulated 8 + 8 grid at
+ * 5 ms it came out 8-23% under the measured automatic Scatter at 1-16
+ * MiB (it has no per-round cost; each of the root's rounds waits for
+ * the sender's process, which 16 ranks on 2 cores delay), where the
+ * closed form was 1% under to 18% over; bench/lanes_predict prints both
+ * so that the benchmark can decide.
+ */
+double lanes_T_sched(const struct lanes_params *p, int P, int h, int n0, int n1, double M);
+
 /* argmin of T(P, h) over P in 1..min(n1, LANES_PMAX), h in 1..P with
  * ceil(P / h) <= n0; ties to the smaller P. Returns
  * P and sets *h; for one P, equal times (to rounding) take the larger h
