@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # test/docs/gen_docs.sh: the generated parts of docs/tunables.md and
-# docs/mpit.md still match what this build's michi_info reports
+# docs/mpit.md still match what this build's michi_info reports, and
+# docs/status.md's function table what `make bindings-status` prints
 # (scripts/gen-docs --check shows the difference; rerun scripts/gen-docs
 # and commit), and README.md stays a newcomer's page (under 12 KB).
 # Skips (77) without python3, or for a build with other devices than the
