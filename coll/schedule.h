@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * coll/schedule.h: collective schedules (DESIGN.md §5). An algorithm is
+ * coll/schedule.h: collective schedules (docs/design.md §5). An algorithm is
  * written once as a builder that appends steps to a schedule: sends and
  * receives on the collective context, local reductions and copies, and
  * calls back into the caller. Steps run in rounds: a fence ends a round,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * coll/select.c: algorithm selection (DESIGN.md §5). Each collective has
+ * coll/select.c: algorithm selection (docs/design.md §5). Each collective has
  * one table listing its algorithms in order of preference. A row says
  * what the algorithm needs to be correct (an op that commutes, a power of
  * two ranks, blocks of one size, hosts to be aware of) and when the

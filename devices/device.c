@@ -15,7 +15,7 @@
  * matching (michi_devices_tagged). Only devices that serve some peer
  * are polled (self never needs polling: it delivers inside send).
  *
- * Waiting (DESIGN.md §2, "No thread is required"): idle polls, then
+ * Waiting (docs/design.md §2, "No thread is required"): idle polls, then
  * sched_yield, and sleeps in the devices' wait only when asked to
  * (wait_yield >= 0 or wait_policy block). The automatic policy compares
  * the ranks on this host with its processors (hwloc when configured,

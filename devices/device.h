@@ -123,7 +123,7 @@ struct michi_device {
 };
 
 /*
- * Matching devices (ofi, ucx: DESIGN.md §3, the native backend) match
+ * Matching devices (ofi, ucx: docs/design.md §3, the native backend) match
  * MPI messages in their library. MTMI packs (context, source rank, tag)
  * into a 64-bit match tag (mtmi/mtmi_native.h) and hands each call to
  * one of these operations; the device adds no queue of its own on the
@@ -273,7 +273,7 @@ extern struct michi_device michi_device_ucx MICHI_HIDDEN;
 /*
  * Send through the device that serves peer. Devices with an inline fast
  * path are called directly, so the common case has no function pointer
- * (DESIGN.md §2); the others go through their ops table.
+ * (docs/design.md §2); the others go through their ops table.
  */
 static inline __attribute__((always_inline)) michi_status_t michi_dev_send(struct michi_device *d, int peer,
 					    const struct iovec *iov, int iovcnt, void *cookie)
@@ -379,7 +379,7 @@ extern int michi_tag_inline MICHI_HIDDEN;
  * A standard send and a receive through the job's matching device, ops
  * (mtmi_tag). dev, a constant, names the device (michi_tag_inline) whose
  * inline path is compiled in, so that MTMI's native backend makes no
- * call of ours before the library's (DESIGN.md §2): a caller's hot path
+ * call of ours before the library's (docs/design.md §2): a caller's hot path
  * is compiled once per device and chosen at MPI_Init. NONE goes through
  * the ops. Arguments as the ops'.
  */

@@ -2,7 +2,7 @@
 /*
  * mpi/async.c: the progress thread of nonblocking collectives.
  *
- * Progress happens inside MPI calls (DESIGN.md §2), so a nonblocking
+ * Progress happens inside MPI calls (docs/design.md §2), so a nonblocking
  * collective moves only while its rank is in MPI: one started before a
  * stretch of computation, with an MPI_Test now and then, runs mostly in
  * the MPI_Wait at the end, and the two take their sum. Where the host

@@ -4,7 +4,7 @@
  * split_type, create, free) and comparing them.
  *
  * Context ids: every communicator owns an even id for point-to-point and
- * the odd one after it for collectives (DESIGN.md §3); world has 0, self 2.
+ * the odd one after it for collectives (docs/design.md §3); world has 0, self 2.
  * A process marks the ids it uses in a bitmap; a new communicator takes
  * the lowest id free on every process of the parent, found with one
  * bitwise-AND allreduce of the bitmaps over the parent. Any order of

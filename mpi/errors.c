@@ -362,7 +362,7 @@ int michi_mpi_err_status(struct michi_comm *comm, michi_status_t st, const char 
 int michi_mpi_unsupported(const char *fname)
 {
 	return michi_mpi_err(NULL, MPI_ERR_UNSUPPORTED_OPERATION, fname,
-			     ": not implemented in Michi yet (see the status table in README.md)");
+			     ": not implemented in Michi yet (see the status table in docs/status.md)");
 }
 
 /* The error path of the language bindings built as their own library

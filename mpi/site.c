@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mpi/site.c: the job's sites, the groups of hosts that a wide-area
- * network joins (DESIGN.md §8, GRID.md §6), as michi_state.site_of: the
+ * network joins (docs/design.md §8, GRID.md §6), as michi_state.site_of: the
  * site of every world rank, the same array on every rank, NULL while the
  * job knows of one site only. coll/ gets each communicator's share of it
  * (mpi/coll.c: coll_sites_build).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mtmi/mtmi_native.h: MTMI's native backend (DESIGN.md §3), inline. When
+ * mtmi/mtmi_native.h: MTMI's native backend (docs/design.md §3), inline. When
  * the job runs over a matching device (ofi, ucx), every MTMI call becomes
  * one call of the device's tagged operations (devices/device.h, struct
  * michi_tag_ops): MTMI packs (context, source rank, tag) into the 64-bit

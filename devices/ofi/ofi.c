@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * devices/ofi/ofi.c: the libfabric matching device (DESIGN.md §3, §4).
+ * devices/ofi/ofi.c: the libfabric matching device (docs/design.md §3, §4).
  *
  * One FI_EP_RDM endpoint with FI_TAGGED (and FI_DIRECTED_RECV where the
  * provider offers it), one tagged completion queue, one FI_AV_TABLE

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * devices/ofi/ofi_fast.h: the ofi device's small send and its receive,
- * inline (DESIGN.md §2), for michi_tag_send() and michi_tag_recv() of
+ * inline (docs/design.md §2), for michi_tag_send() and michi_tag_recv() of
  * devices/device.h when the job runs over ofi: MPI_Isend of a message up
  * to the inject size and MPI_Irecv then make one call,
  * libfabric's (fi_tinject: inline in libfabric's headers, a call through

@@ -2,7 +2,7 @@
 /*
  * devices/tcp/tcp_fast.h: the tcp device's send fast path, inline.
  *
- * DESIGN.md asks that a small message reach its device with no function
+ * docs/design.md asks that a small message reach its device with no function
  * pointer when one device serves the peer: devices/device.h's
  * michi_dev_send() inlines this for tcp peers. The path is one sendmsg()
  * of header and payload straight from the caller's buffers, taken when the

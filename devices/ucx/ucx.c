@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * devices/ucx/ucx.c: the UCX matching device (DESIGN.md §3 and §4). One
+ * devices/ucx/ucx.c: the UCX matching device (docs/design.md §3 and §4). One
  * ucp context with the tag feature and one worker per process; every
  * rank's worker address is published through PMI, and the endpoint to a
  * rank (this one included: a wildcard receive must see every message in

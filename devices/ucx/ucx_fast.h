@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * devices/ucx/ucx_fast.h: the ucx device's tagged send and receive,
- * inline (DESIGN.md §2: a small message reaches its device with no
+ * inline (docs/design.md §2: a small message reaches its device with no
  * function pointer of ours). michi_tag_send() and michi_tag_recv() of
  * devices/device.h take these when the job runs over ucx, so that MPI_Isend
  * and MPI_Irecv make one call, UCX's. Everything else (the first send to

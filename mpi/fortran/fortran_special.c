@@ -762,7 +762,7 @@ F_ALIASES(comm_spawn_multiple, COMM_SPAWN_MULTIPLE)
 
 /* ---- not implemented in C yet ------------------------------------------- */
 
-/* User data representations have no C implementation yet (README's
+/* User data representations have no C implementation yet (docs/status.md's
  * status table): this wrapper calls the C stub, which reports
  * MPI_ERR_UNSUPPORTED_OPERATION naming the function. When the C call is
  * implemented, it must convert the conversion callbacks. */

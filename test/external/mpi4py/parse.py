@@ -193,7 +193,7 @@ def report(d, n, secs, rc):
             f.write("%s\t%s\n" % (t, r))
             c = re.sub(r"^rank \d+: ", "", r)
             c = re.sub(r" \(rank \d+ on host [^)]*\)", "", c)
-            c = re.sub(r" \(see the status table in README.md\)", "", c)
+            c = re.sub(r" \(see the status table in (?:README|docs/status)\.md\)", "", c)
             c = re.sub(r"0x[0-9a-f]+", "0x...", c)
             causes.setdefault(c[:200], []).append(t)
     for c, ts in sorted(causes.items(), key=lambda x: (-len(x[1]), x[0])):
