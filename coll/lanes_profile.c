@@ -141,12 +141,17 @@ size_t lanes_profile_format(char *buf, size_t len, const struct lanes_profile_en
 	at += w_ > 0 ? (size_t)w_ : 0; \
 } while (0)
 	PUT(PROFILE_MAGIC "\n");
-	PUT("# pair SITE_A SITE_B L=s,alpha=s,b_lan=B/s,b_wan=b_WAN(1),b_WAN(2),... (B/s a lane)\n");
+	PUT("# pair SITE_A SITE_B L=s,alpha=s,b_lan=B/s,b_wan=b_WAN(1),b_WAN(2),... (B/s a lane)"
+	    "[,b_out=b_out(1),...,b_in=b_in(1),...] (B/s one host's h flows carry together)\n");
 	for (i = 0; i < n; i++) {
 		PUT("pair %s %s L=%.9g,alpha=%.9g,b_lan=%.9g,b_wan=", e[i].a, e[i].b, e[i].p.L,
 		    e[i].p.alpha, e[i].p.b_lan);
 		for (k = 0; k < e[i].p.pmax; k++)
 			PUT("%s%.9g", k ? "," : "", e[i].p.b_wan[k]);
+		for (k = 0; k < e[i].p.bout_max; k++)
+			PUT("%s%.9g", k ? "," : ",b_out=", e[i].p.b_out[k]);
+		for (k = 0; k < e[i].p.bin_max; k++)
+			PUT("%s%.9g", k ? "," : ",b_in=", e[i].p.b_in[k]);
 		PUT("\n");
 	}
 #undef PUT

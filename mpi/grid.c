@@ -21,7 +21,14 @@
  *            first quarter (TCP's slow start and the handshakes behind
  *            it) to the end of the last, and b_WAN(P) is the mean of the
  *            P lanes' rates (a path so fast that the messages complete in
- *            bursts, as on one host, is timed from the receives' post).
+ *            bursts, as on one host, is timed from the receives' post);
+ *   b_out(h) for every h from 1 to min(n0, n1): lane 0 of the first site
+ *            streams `bytes` to each of lanes 0..h-1 of the second at
+ *            once, the sum of their rates (what one host's h flows
+ *            across carry: h windows where the limit is per connection,
+ *            one host's rate where it is per host);
+ *   b_in(h)  the same the other way, lanes 0..h-1 of the second site
+ *            into lane 0 of the first, timed by it over all h streams.
  * michi_info sets tcp_lane_min to 0 and wait_policy to block unless the
  * environment says otherwise (tools/michi_info.c): the tcp device's
  * second socket per peer would double what one lane gets, and ranks
@@ -178,6 +185,64 @@ static void cal_stream(MPI_Comm w, int peer, int role, char *buf, size_t bytes, 
 	free(r);
 }
 
+/* h streams at once between one rank, the hub, and h others, the spokes
+ * sp[0..h): the hub sends to every spoke (out) or every spoke to the hub.
+ * Called by every rank of w. The receiving side times its messages from
+ * the end of the first quarter to the end of the last, as cal_stream:
+ * each spoke its own stream (out; the caller sums them), the hub all of
+ * them together (in, each stream into its own part of h x bytes). */
+static void cal_fan(MPI_Comm w, int me, int hub, const int *sp, int h, int out, char *buf,
+		    size_t bytes, double *rate)
+{
+	char *big = NULL;
+	int n = (int)(bytes / CAL_CHUNK), i, k, spoke = -1, nreq, recv, idx;
+	MPI_Request *r;
+	double t0 = 0, t, t_post = PMPI_Wtime();
+
+	for (k = 0; k < h; k++)
+		if (sp[k] == me)
+			spoke = k;
+	nreq = me == hub ? n * h : spoke >= 0 ? n : 0;
+	recv = (me == hub && !out) || (spoke >= 0 && out);
+	r = nreq ? malloc((size_t)nreq * sizeof(*r)) : NULL;
+	if (me == hub && !out)
+		big = malloc((size_t)h * bytes);
+	if ((nreq && !r) || (me == hub && !out && !big)) {
+		fprintf(stderr, "michi_info --calibrate-grid: no memory\n");
+		PMPI_Abort(w, 1);
+	}
+	/* the hub's messages interleaved over the spokes, chunk by chunk */
+	for (i = 0; i < n && recv; i++)
+		for (k = 0; k < (me == hub ? h : 1); k++)
+			PMPI_Irecv(me == hub ? big + ((size_t)k * n + i) * CAL_CHUNK :
+				   buf + (size_t)i * CAL_CHUNK, CAL_CHUNK, MPI_BYTE,
+				   me == hub ? sp[k] : hub, 4, w, &r[i * (me == hub ? h : 1) + k]);
+	PMPI_Barrier(w);
+	for (i = 0; i < n && nreq && !recv; i++)
+		for (k = 0; k < (me == hub ? h : 1); k++)
+			PMPI_Isend(buf + (size_t)i * CAL_CHUNK, CAL_CHUNK, MPI_BYTE,
+				   me == hub ? sp[k] : hub, 4, w, &r[i * (me == hub ? h : 1) + k]);
+	if (!recv) {
+		for (i = 0; i < nreq; i++)
+			PMPI_Wait(&r[i], MPI_STATUS_IGNORE);
+		free(r);
+		return;
+	}
+	for (i = 0; i < nreq; i++) {
+		PMPI_Waitany(nreq, r, &idx, MPI_STATUS_IGNORE);
+		if (i == nreq / 4 - 1)
+			t0 = PMPI_Wtime();
+	}
+	t = PMPI_Wtime();
+	/* completed in bursts (a path faster than this loop): over the whole */
+	if (t - t0 < 0.25 * (t - t_post))
+		*rate = (double)nreq * CAL_CHUNK / (t - t_post);
+	else
+		*rate = (double)(nreq - nreq / 4) * CAL_CHUNK / (t - t0);
+	free(r);
+	free(big);
+}
+
 static void cal_name(const struct coll_sites *ss, int s, char *buf, size_t len)
 {
 	const char *n = ss->grid ? lanes_grid_site_name(ss->grid, s) : NULL;
@@ -238,7 +303,8 @@ int michi_grid_calibrate(const char *out, size_t bytes, int verbose)
 			int psup = na < nb ? na : nb, a0 = ss->members[ss->first[sa]];
 			int b0 = ss->members[ss->first[sb]], ls = na > 1 ? sa : sb;
 			int l0 = ss->members[ss->first[ls]], l1 = -1, P, k;
-			double v[4 + LANES_PMAX] = {0}, sum[4 + LANES_PMAX], t_pair = PMPI_Wtime();
+			double v[4 + 3 * LANES_PMAX] = {0}, sum[4 + 3 * LANES_PMAX], t_pair = PMPI_Wtime();
+			int sp[LANES_PMAX];
 			struct lanes_profile_entry *x = &e[ne++];
 
 			if (ss->first[ls + 1] - ss->first[ls] > 1)
@@ -279,21 +345,43 @@ int michi_grid_calibrate(const char *out, size_t bytes, int verbose)
 				if (verbose && me == 0)
 					fprintf(stderr, "calibrate: sites %d-%d: %d lane(s) done\n", sa, sb, P);
 			}
-			PMPI_Allreduce(v, sum, 4 + LANES_PMAX, MPI_DOUBLE, MPI_SUM, w);
+			/* b_out(h), b_in(h): lane 0 of the first site to and from
+			 * lanes 0..h-1 of the second at once */
+			for (k = 0; k < psup; k++)
+				sp[k] = ss->members[ss->first[sb] + k];
+			for (P = 1; P <= psup; P++) {
+				double r = 0;
+
+				cal_fan(w, me, a0, sp, P, 1, buf, bytes, &r);
+				v[4 + LANES_PMAX + P - 1] = r;
+				r = 0;
+				cal_fan(w, me, a0, sp, P, 0, buf, bytes, &r);
+				if (me == a0)
+					v[4 + 2 * LANES_PMAX + P - 1] = r;
+				if (verbose && me == 0)
+					fprintf(stderr, "calibrate: sites %d-%d: %d flow(s) a host done\n", sa,
+						sb, P);
+			}
+			PMPI_Allreduce(v, sum, 4 + 3 * LANES_PMAX, MPI_DOUBLE, MPI_SUM, w);
 			x->p.L = sum[0];
 			x->p.alpha = sum[1];
 			x->p.b_lan = sum[2];
 			x->p.pmax = psup;
-			for (P = 1; P <= psup; P++)
+			for (P = 1; P <= psup; P++) {
 				x->p.b_wan[P - 1] = sum[3 + P];
+				x->p.b_out[P - 1] = sum[4 + LANES_PMAX + P - 1];
+				x->p.b_in[P - 1] = sum[4 + 2 * LANES_PMAX + P - 1];
+			}
+			x->p.bout_max = x->p.bin_max = psup;
 			if (me == 0) {
 				fprintf(rep, "calibrate: %s - %s: %d+%d ranks, %.2f s: L %.3f ms, "
 					"alpha %.3f ms, b_lan %.2f Mb/s\n", x->a, x->b, na, nb, PMPI_Wtime() - t_pair,
 				       x->p.L * 1e3, x->p.alpha * 1e3, x->p.b_lan * 8e-6);
 				for (P = 1; P <= psup; P++)
 					fprintf(rep, "calibrate:   P=%d: b_wan %.2f Mb/s a lane, %.2f Mb/s "
-						"in all\n",
-					       P, x->p.b_wan[P - 1] * 8e-6, P * x->p.b_wan[P - 1] * 8e-6);
+						"in all; one host: b_out %.2f, b_in %.2f Mb/s\n",
+					       P, x->p.b_wan[P - 1] * 8e-6, P * x->p.b_wan[P - 1] * 8e-6,
+					       x->p.b_out[P - 1] * 8e-6, x->p.b_in[P - 1] * 8e-6);
 			}
 		}
 	if (me == 0) {

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The lanes' calibration on the emulated grid `two-sites` (test/net/grid:
 # 2 sites of 4 hosts, 100 Mb/s NICs, one 100 Mb/s WAN path with 5 ms one
-# way, every cross-site connection window-limited to about 25 Mb/s):
+# way, every cross-site connection window-limited to about 25 Mb/s; one
+# host's flows across, b_out(h) and b_in(h), add up as lanes do):
 # `michi_info --calibrate-grid` under mpirun over the 8 hosts (one rank a
 # host; MICHI_COLL_SITE_RANKS=4 says the first four are one site) writes a
 # grid profile, which must parse, name the two sites, and hold what the
@@ -53,8 +54,12 @@ echo "$line" | awk -v secs=$((t1 - t0)) -v strict="${GRID_CALIB_STRICT:-0}" '{
 		if (split(f[i], kv, "=") == 2) { k = kv[1]; v[k] = kv[2]; if (k == "b_wan") n = 0 }
 		else { kv[2] = f[i] }
 		if (k == "b_wan") b[++n] = kv[2]
+		if (k == "b_out") bo[++no] = kv[2] * 8e-6
+		if (k == "b_in") bi[++ni] = kv[2] * 8e-6
 	}
 	if (n != 4) { print n " b_wan entries, not 4"; exit 1 }
+	if (no != 4 || ni != 4) { print no " b_out and " ni " b_in entries, not 4 each"; exit 1 }
+	printf "one host: b_out(1..4) %.1f %.1f %.1f %.1f, b_in(1..4) %.1f %.1f %.1f %.1f Mb/s\n", bo[1], bo[2], bo[3], bo[4], bi[1], bi[2], bi[3], bi[4]
 	L = v["L"] * 1e3; lan = v["b_lan"] * 8e-6; b1 = b[1] * 8e-6; agg = 4 * b[4] * 8e-6
 	printf "calibration in %d s: L %.2f ms, alpha %.3f ms, b_lan %.1f Mb/s, b_wan(1..4) %.1f %.1f %.1f %.1f Mb/s a lane, %.1f Mb/s in all at P=4\n", secs, L, v["alpha"] * 1e3, lan, b1, b[2] * 8e-6, b[3] * 8e-6, b[4] * 8e-6, agg
 	bad = ""
@@ -66,6 +71,10 @@ echo "$line" | awk -v secs=$((t1 - t0)) -v strict="${GRID_CALIB_STRICT:-0}" '{
 	for (P = 2; P <= 4; P++) if (b[P] > b[1] * 1.15) bad = bad " b_wan(" P ")>b_wan(1)"
 	if (agg < 1.5 * b1) bad = bad " aggregate<1.5b_wan(1)"
 	if (agg > 100 || lan > 100) bad = bad " >100Mb/s"
+	# the window limit is per connection: the flows of one host add up too,
+	# up to its NIC
+	if (bo[4] < 1.5 * bo[1] || bi[4] < 1.5 * bi[1]) bad = bad " b_out/b_in(4)<1.5x(1)"
+	if (bo[4] > 100 || bi[4] > 100) bad = bad " b_out/b_in>100Mb/s"
 	# on a quiet machine (GRID_CALIB_STRICT=1): the spec'"'"'s figures
 	if (strict && (L > 7 || lan < 70 || b1 < 17 || agg < 75)) bad = bad " strict"
 	if (bad != "") { print "out of range:" bad; exit 1 }

@@ -44,6 +44,12 @@ START_TEST(test_round_trip)
 	fill(&in[0], "tokyo", "osaka", 4, 3.2e6);
 	fill(&in[1], "tokyo", "site2", 1, 1.1e6);
 	fill(&in[2], "osaka", "site2", LANES_PMAX, 2.5e6);
+	/* one host's flows together, as the calibration measures them */
+	in[0].p.bout_max = in[0].p.bin_max = 4;
+	for (P = 0; P < 4; P++) {
+		in[0].p.b_out[P] = 3.1e6 * (P + 1) + 0.5;
+		in[0].p.b_in[P] = 2.9e6 * (P + 1) + 0.25;
+	}
 	len = lanes_profile_format(buf, sizeof(buf), in, 3);
 	ck_assert_uint_lt(len, sizeof(buf));
 	ck_assert_uint_eq(strlen(buf), len);
@@ -58,6 +64,12 @@ START_TEST(test_round_trip)
 		ck_assert_int_eq(out[i].p.pmax, in[i].p.pmax);
 		for (P = 0; P < in[i].p.pmax; P++)
 			ck_assert(close_to(out[i].p.b_wan[P], in[i].p.b_wan[P], 1e-8));
+		ck_assert_int_eq(out[i].p.bout_max, in[i].p.bout_max);
+		ck_assert_int_eq(out[i].p.bin_max, in[i].p.bin_max);
+		for (P = 0; P < in[i].p.bout_max; P++)
+			ck_assert(close_to(out[i].p.b_out[P], in[i].p.b_out[P], 1e-8));
+		for (P = 0; P < in[i].p.bin_max; P++)
+			ck_assert(close_to(out[i].p.b_in[P], in[i].p.b_in[P], 1e-8));
 	}
 	/* a pair applies both ways */
 	ck_assert_int_eq(lanes_profile_find(out, n, "osaka", "tokyo"), 0);
