@@ -70,7 +70,9 @@ def rows_of(path):
         fig = os.path.basename(f)[:-len("-summary.csv")]
         with open(f) as fh:
             for r in csv.DictReader(fh):
-                add(fig, r["size"], r["impl"], r["median"], r["min"], r["max"])
+                # summaries of several operations name each row's in `op`
+                add(fig + ("-" + r["op"] if r.get("op") else ""), r.get("size", r.get("P", "")),
+                    r.get("impl", "P=" + r.get("P", "")), r["median"], r["min"], r["max"])
     f = os.path.join(path, "summary.csv")
     if os.path.exists(f):
         with open(f) as fh:
