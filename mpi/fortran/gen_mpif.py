@@ -30,12 +30,14 @@
 # The Fortran-only items (the status layout, the KIND values, the sentinel
 # common blocks the C library finds by symbol name, the EXTERNAL callbacks)
 # come from the tables below and from mpi.h's MPI_F_* status constants,
-# typedefs and prototypes.
+# typedefs and prototypes (the prototypes are in the headers mpi.h
+# includes from its own directory, read in its place: read_header).
 #
 # The output is valid fixed-form and free-form Fortran at once: statements
 # run from column 7 to at most column 72, there are no continuation lines,
 # and comment lines start with "!" in column 1. The output depends on
-# nothing but mpi.h, so two runs give the same bytes.
+# nothing but mpi.h (and the headers it includes), so two runs give the
+# same bytes.
 #
 # --compare reads another implementation's mpif.h (MPICH's, say) and
 # prints to stderr the names it declares that were not produced and the
@@ -113,6 +115,21 @@ class Value:
 
 
 # ---- reading mpi.h ----------------------------------------------------------
+
+def read_header(path):
+    """The text of mpi.h with each '#include "name"' of a file beside it
+    (mpi_proto.h and the other prototype headers) replaced by that file's
+    text; <...> includes and files that are not there stay as they are."""
+    def inline(m):
+        inc = os.path.join(os.path.dirname(path), m.group(1))
+        if not os.path.exists(inc):
+            return m.group(0)
+        return read_header(inc).rstrip("\n")
+    with open(path) as f:
+        text = f.read()
+    return re.sub(r'^[ \t]*#[ \t]*include[ \t]+"([^"]+)".*$', inline, text,
+                  flags=re.M)
+
 
 class Header:
     """The constants of one C header: macros, enum constants, typedefs, and
@@ -870,8 +887,7 @@ def main():
                     help="list the mpi.h constants left out, and why")
     args = ap.parse_args()
 
-    with open(args.header) as f:
-        text = f.read()
+    text = read_header(args.header)
     skipped = []
     try:
         header = Header(text)

@@ -5,7 +5,8 @@
 # warning as strict C (C99 and C11, -pedantic) and as C++ (C++98 and the
 # compiler's default), be usable from a C++ translation unit next to C
 # code (extern "C": the symbol names are not mangled), and its generated
-# prototype block must match mpi/bindings/functions.txt.
+# prototype headers (mpi_proto.h, mpi_proto_c.h, pmpi_proto.h, which mpi.h
+# includes) must match mpi/bindings/functions.txt.
 
 import os
 import re
@@ -21,6 +22,16 @@ BINDINGS = os.path.join(TOP_SRCDIR, "mpi", "bindings")
 CC = os.environ.get("CC", "cc").split()
 CXX = os.environ.get("CXX", "c++").split()
 WARN = ["-Wall", "-Wextra", "-pedantic", "-Werror"]
+
+def with_includes(path):
+    """path's text, each '#include "name"' of a file beside it replaced by
+    that file's text (as the preprocessor would place it)."""
+    def inline(m):
+        inc = os.path.join(os.path.dirname(path), m.group(1))
+        return with_includes(inc) if os.path.exists(inc) else m.group(0)
+    return re.sub(r'^[ \t]*#[ \t]*include[ \t]+"([^"]+)".*$', inline,
+                  open(path).read(), flags=re.M)
+
 
 # touches a bit of everything: handles, status, callbacks, MPI_T, IO
 PROGRAM = r"""
@@ -106,7 +117,8 @@ def main():
         else:
             print("ok: prototypes in mpi.h match functions.txt")
         # every prototype has a PMPI twin, inside the visibility push
-        text = open(os.path.join(OUR_INC, "mpi.h")).read()
+        # (the headers mpi.h includes from its directory read in place)
+        text = with_includes(os.path.join(OUR_INC, "mpi.h"))
         mpi = set(re.findall(r"^[\w ]+?[ *](MPI_\w+)\(", text, re.M))
         pmpi = set(re.findall(r"^[\w ]+?[ *]P(MPI_\w+)\(", text, re.M))
         if mpi != pmpi or not mpi:

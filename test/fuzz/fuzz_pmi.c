@@ -2,7 +2,7 @@
 /*
  * test/fuzz/fuzz_pmi.c: libFuzzer harness over the PMI-1 wire protocol
  * where it reads bytes another process wrote. The first byte picks:
- *  - 0 mod 3: the PMI server of michi-proxy (launch/proxy.c, compiled in
+ *  - 0 mod 3: michi-proxy's PMI server (launch/proxy*.c, compiled in
  *    with its main renamed): the input is what a rank wrote on its PMI_FD
  *    socket; proxy_pmi_read() reads, parses (util/pmi_wire.c) and answers
  *    it, line by line, with a reader of 4 KiB;
@@ -17,6 +17,11 @@
 #define main michi_proxy_main
 #include "../../launch/proxy.c"
 #undef main
+/* the rest of the proxy, in the same translation unit as proxy.c */
+#include "../../launch/proxy_pmi.c"
+#include "../../launch/proxy_io.c"
+#include "../../launch/proxy_ctl.c"
+#include "../../launch/proxy_ranks.c"
 #include "pmi.h"
 
 static void fz_server(const uint8_t *data, size_t size)
