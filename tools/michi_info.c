@@ -5,7 +5,7 @@
  * every tunable (environment variable MICHI_<NAME>) with its help line.
  * `--calibrate-grid [--out FILE] [--bytes N]`, run under mpirun over the
  * hosts of two sites or more, measures the lanes' cost model parameters
- * for every pair of sites (mpi/grid.c) and writes the grid profile that
+ * for every pair of sites (mpi/coll/grid.c) and writes the grid profile that
  * jobs read from MICHI_GRID_PROFILE (FILE, or standard output).
  */
 #include "config.h"
