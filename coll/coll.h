@@ -177,7 +177,7 @@ michi_status_t coll_sendrecv(const struct coll_comm *c, const void *sbuf, size_t
 			     void *rbuf, size_t rlen, int from, int tag);
 
 /* 1 when this host runs more ranks of the job than it has processors
- * online: the same on every rank of the host (mpi/init.c), so the
+ * online: the same on every rank of the host (mpi/env/init.c), so the
  * choices of a communicator on one host may depend on it
  * (coll/select.c). */
 extern int coll_oversubscribed MICHI_HIDDEN;

@@ -4,7 +4,7 @@
  * come from, per pair of sites (issue 29, GRID.md §1.5).
  *
  * 1. A profile: the text `michi_info --calibrate-grid` writes (below), which
- *    a job names in MICHI_GRID_PROFILE. Only comm rank 0 reads it (mpi/grid.c:
+ *    a job names in MICHI_GRID_PROFILE. Only comm rank 0 reads it (mpi/coll/grid.c:
  *    reading a file is the MPI layer's; coll/ stays pure): the parameters it
  *    holds are agreed with every rank at the communicator's first grid
  *    collective, so hosts without a shared filesystem get the same numbers.
@@ -30,7 +30,7 @@
  * such as 5ms or 25mbit allowed, bare numbers are seconds and bytes/s),
  * all four keys required. b_wan lists b_WAN(1), b_WAN(2), ... (bytes/s of
  * one lane while P lanes cross at once); pmax is their count. A pair
- * applies both ways. Sites are named as the job names them (mpi/grid.c:
+ * applies both ways. Sites are named as the job names them (mpi/coll/grid.c:
  * michi_site_name).
  */
 #ifndef MICHI_COLL_LANES_PARAMS_H

@@ -163,7 +163,7 @@ void coll_sched_number(struct coll_sched *s, uint32_t seq);
 michi_status_t coll_sched_run(struct coll_sched *s);
 
 /* Schedules started with own_peers (the nonblocking ones) that have not
- * ended: what a progress thread has to run (mpi/async.c). */
+ * ended: what a progress thread has to run (mpi/env/async.c). */
 extern int coll_sched_nb_running MICHI_HIDDEN;
 /* Bytes the sends and receives of a built schedule move. */
 size_t coll_sched_bytes(const struct coll_sched *s);

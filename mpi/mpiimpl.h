@@ -2,7 +2,7 @@
 /*
  * mpi/mpiimpl.h: the MPI core's internal header.
  *
- * Objects live in one slab arena reserved at init (mpi/arena.c): the
+ * Objects live in one slab arena reserved at init (mpi/env/arena.c): the
  * arena is a 4 GiB-aligned window whose upper 2 GiB hold objects, so every
  * object's low 32 bits have the top bit set and its upper 32 bits are the
  * same. A handle is the low half of the address; the pointer is one OR.
@@ -104,7 +104,6 @@ extern uintptr_t michi_arena_hi;
 extern struct michi_slab michi_slabs[MICHI_KIND_MAX];
 
 michi_status_t michi_arena_init(void);
-void michi_arena_finalize(void);
 void *michi_slab_grow(struct michi_slab *s, int kind);  /* out of line, cold */
 
 static inline void *michi_h2p(uint32_t h)
@@ -191,7 +190,7 @@ static inline void *michi_obj_check(uint32_t h, int kind)
 #define MICHI_DT_BUILTIN      0x4c000000u
 
 /*
- * A derived datatype (mpi/dtype.c). Its typemap is kept flattened: a list
+ * A derived datatype (mpi/datatype/derived.c). Its typemap is kept flattened: a list
  * of runs, each `count` blocks of `len` bytes of one predefined element
  * type, block k at off + k*stride from the start of one instance, in
  * typemap order, so that packing a vector is one run and an indexed type
@@ -226,7 +225,7 @@ struct michi_dtype {
 	uint8_t blocked;              /* committed, of many one-block runs: after
 				       * the runs, per run its gap from the last
 				       * one's end and its length as int32 pairs
-				       * (michi_dt_blocks; mpi/dtype_pack.c walks
+				       * (michi_dt_blocks; mpi/datatype/dtype_pack.c walks
 				       * 8 bytes a block, not a 40-byte run) */
 	int ni, na, nc, nd;           /* get_envelope (nc: large counts, from
 				       * the MPI-4.0 _c constructors) */
@@ -333,18 +332,18 @@ struct michi_comm {
 	uint64_t native_base;
 	MPI_Errhandler errhandler;
 	MPI_Comm handle;
-	struct michi_comm *next_live;   /* user communicators (mpi/commops.c) */
-	struct michi_info *hints;       /* info set on it (mpi/info.c), or NULL */
-	struct michi_topo *topo;        /* virtual topology (mpi/topo.c), or NULL */
-	struct michi_attr *attrs;       /* attributes, newest first (mpi/attr.c) */
-	/* an intercommunicator (mpi/intercomm.c): rank, size and peers above
+	struct michi_comm *next_live;   /* user communicators (mpi/comm/comm_create.c) */
+	struct michi_info *hints;       /* info set on it (mpi/comm/info.c), or NULL */
+	struct michi_topo *topo;        /* virtual topology (mpi/comm/topo.c), or NULL */
+	struct michi_attr *attrs;       /* attributes, newest first (mpi/comm/attr.c) */
+	/* an intercommunicator (mpi/comm/intercomm.c): rank, size and peers above
 	 * are those point-to-point uses (my local rank; the remote group),
 	 * and `local` is a private intracommunicator of the local group */
 	struct michi_comm *local;
 	uint32_t coll_seq;     /* nonblocking and persistent collectives
-				* started on it (mpi/coll.c) */
-	uint32_t coll_blk;     /* blocking ones, numbered apart (mpi/coll.c) */
-	/* its hosts for the node-aware collectives (mpi/coll.c), built at
+				* started on it (mpi/coll/coll.c) */
+	uint32_t coll_blk;     /* blocking ones, numbered apart (mpi/coll/coll.c) */
+	/* its hosts for the node-aware collectives (mpi/coll/coll.c), built at
 	 * its first collective: NULL for one host; hosts_mem is what to free */
 	const struct coll_hosts *hosts;
 	struct coll_hosts *hosts_mem;
@@ -353,7 +352,7 @@ struct michi_comm {
 	 * for one site; sites_mem is what to free */
 	const struct coll_sites *sites;
 	struct coll_sites *sites_mem;
-	/* an intercommunicator to another job (mpi/dynproc.c): which group
+	/* an intercommunicator to another job (mpi/comm/dynproc.c): which group
 	 * MPI_Intercomm_merge puts first when both pass the same `high`,
 	 * since world ranks of two jobs do not compare: 1 this group, 2 the
 	 * remote one, 0 the one whose leader has the lower world rank */
@@ -361,8 +360,8 @@ struct michi_comm {
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
-/* Context ids and communicator objects (mpi/commops.c), for the
- * intercommunicator constructors of mpi/intercomm.c: agree on an id free
+/* Context ids and communicator objects (mpi/comm/comm_create.c), for the
+ * intercommunicator constructors of mpi/comm/intercomm.c: agree on an id free
  * on every process of two groups (lc the local one; swap trades lc's
  * ANDed map of n bytes for the other group's, on every member of lc, and
  * returns an MPI error code), take the lowest id free in a map, give one
@@ -375,7 +374,7 @@ int michi_ctx_take(const uint32_t *bits, uint32_t *ctx);
 void michi_ctx_release(uint32_t ctx);
 struct michi_comm *michi_comm_new(const struct michi_comm *parent, const int *world, int n,
 				  int rank, uint32_t ctx);
-/* An intercommunicator's dup, split and create (mpi/intercomm.c). */
+/* An intercommunicator's dup, split and create (mpi/comm/intercomm.c). */
 int michi_inter_dup(const char *fname, struct michi_comm *c, MPI_Comm *newcomm);
 int michi_inter_split(const char *fname, struct michi_comm *c, int color, int key,
 		      MPI_Comm *newcomm);
@@ -383,11 +382,11 @@ int michi_inter_create(const char *fname, struct michi_comm *c, MPI_Group group,
 		       MPI_Comm *newcomm);
 /* A new intercommunicator to the peers remote[] (nremote of them) with
  * context ctx, this process at `rank` of local (its local half, taken
- * over); on failure ctx and local are given back (mpi/intercomm.c). */
+ * over); on failure ctx and local are given back (mpi/comm/intercomm.c). */
 int michi_inter_make(struct michi_comm *parent, const int *remote, int nremote, int rank,
 		     uint32_t ctx, MPI_Comm local, MPI_Comm *newcomm, const char *fname);
 
-/* ---- dynamic processes (mpi/dynproc.c) ---- */
+/* ---- dynamic processes (mpi/comm/dynproc.c) ---- */
 /* MPI_Init of a spawned process: connect to the parents (MPI error code). */
 int michi_dyn_init(void);
 /* MPI_Intercomm_create where a process of another job takes part: the
@@ -400,7 +399,7 @@ int michi_dyn_members(struct michi_comm *lc, int local_leader, MPI_Comm peer_com
 void michi_dyn_comm_freed(MPI_Comm comm);
 /* MPI_Finalize: reap the launchers MPI_Comm_spawn started, close ports. */
 void michi_dyn_finalize(void);
-/* The bootstrap's view of this job (mpi/init.c), for dynproc.c. */
+/* The bootstrap's view of this job (mpi/env/init.c), for dynproc.c. */
 struct michi_job *michi_job_get(void);
 /* Who started this process: 0 no process manager (a singleton), 1 Michi's
  * mpirun, 2 another one (Hydra, Slurm: they cannot spawn Michi jobs). */
@@ -410,8 +409,8 @@ int michi_launcher_kind(void);
  * a blocking call; michi_coll_go numbers a nonblocking call's schedule. */
 struct coll_comm;
 void michi_coll_comm(struct michi_comm *c, struct coll_comm *cc);
-/* mpi/site.c: the name of a site of the job (grid profiles are keyed by
- * it; faked: a site of the coll_site_ranks tunable). mpi/grid.c: the lanes' state of a communicator's sites (coll/lanes_params.h),
+/* mpi/coll/site.c: the name of a site of the job (grid profiles are keyed by
+ * it; faked: a site of the coll_site_ranks tunable). mpi/coll/grid.c: the lanes' state of a communicator's sites (coll/lanes_params.h),
  * job_site[s] the job's site of its site s; the calibration of
  * `michi_info --calibrate-grid` (0, or the exit status). */
 void michi_site_name(int site, int faked, char *buf, size_t len);
@@ -427,7 +426,7 @@ int michi_coll_go(struct michi_comm *c, struct coll_sched *s, MPI_Request *reque
 
 /* Empty every user communicator (size 0) at MPI_Finalize. */
 void michi_comms_finalize(void);
-/* MPI_Comm_split on c (mpi/commops.c), for the topology constructors. */
+/* MPI_Comm_split on c (mpi/comm/comm_create.c), for the topology constructors. */
 int michi_comm_split(const char *fname, struct michi_comm *c, int color, int key,
 		     MPI_Comm *newcomm);
 /* A copy of a topology (one malloc block), NULL when out of memory. */
@@ -467,16 +466,16 @@ enum michi_req_kind {
 	MICHI_REQ_DONE,        /* complete from the start: PROC_NULL, buffered sends */
 	MICHI_REQ_COLL,        /* a nonblocking collective: its schedule (coll/schedule.h)
 				* completes m and has released all it held */
-	MICHI_REQ_PAIR,        /* MPI_Isendrecv(_replace): mpi/isendrecv.c completes m
+	MICHI_REQ_PAIR,        /* MPI_Isendrecv(_replace): mpi/pt2pt/isendrecv.c completes m
 				* once both halves have ended */
 	/* persistent kinds last: michi_req_finish keeps them (kind >= PSEND) */
 	MICHI_REQ_PSEND,
 	MICHI_REQ_PRECV,
-	MICHI_REQ_PART_SEND,   /* partitioned (mpi/part.c): r->part holds the rest */
+	MICHI_REQ_PART_SEND,   /* partitioned (mpi/pt2pt/part.c): r->part holds the rest */
 	MICHI_REQ_PART_RECV,
 	MICHI_REQ_PCOLL,       /* a persistent collective: r->buf is its schedule
-				* (mpi/coll.c), run again at every start */
-	/* generalized (mpi/grequest.c): after the persistent kinds, so the
+				* (mpi/coll/coll.c), run again at every start */
+	/* generalized (mpi/pt2pt/grequest.c): after the persistent kinds, so the
 	 * paths that only free (kind < PSEND) leave it to its callbacks */
 	MICHI_REQ_GREQ,
 };
@@ -497,8 +496,8 @@ struct michi_request {
 	MPI_Count count;       /* MPI_Count: the _c forms keep counts above INT_MAX */
 	int rank;              /* dest or source (comm rank) */
 	int tag;
-	void *stage;           /* packed copy of a derived-type buffer (mpi/pt2pt_dt.c) */
-	struct michi_part *part;   /* partitioned requests (mpi/part.c) */
+	void *stage;           /* packed copy of a derived-type buffer (mpi/pt2pt/pt2pt_dt.c) */
+	struct michi_part *part;   /* partitioned requests (mpi/pt2pt/part.c) */
 	struct mtmi_req m;
 };
 
@@ -515,17 +514,17 @@ static inline void michi_req_free(struct michi_request *r)
 	michi_obj_free(MICHI_KIND_REQUEST, r);
 }
 
-/* Fill an inactive persistent request of that kind (mpi/request.c). */
+/* Fill an inactive persistent request of that kind (mpi/pt2pt/request.c). */
 void michi_req_persist_init(struct michi_request *r, int kind, int mode, struct michi_comm *c,
 			    MPI_Datatype dt, void *buf, MPI_Count count, int rank, int tag);
 /* Start a persistent request (MPI_Start). */
 int michi_req_start(struct michi_request *r, const char *fname);
-/* mpi/coll.c: start a persistent collective's round; free its schedule
+/* mpi/coll/coll.c: start a persistent collective's round; free its schedule
  * (the request is being freed, not active) */
 int michi_pcoll_start(struct michi_request *r, const char *fname);
 void michi_pcoll_free(struct michi_request *r);
 
-/* Partitioned requests (mpi/part.c): start a round, free what the request
+/* Partitioned requests (mpi/pt2pt/part.c): start a round, free what the request
  * holds (MPI_Request_free), cancel one whose send is not posted yet
  * (1: done here, 0: cancel it through MTMI). */
 int michi_part_start(struct michi_request *r, const char *fname);
@@ -552,7 +551,7 @@ int michi_mpi_err_code(int errclass, const char *fname, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), cold));
 int michi_mpi_err_raise(struct michi_comm *comm, int code) __attribute__((cold));
 /* The same through handler eh of the object with handle `handle` (a
- * session: mpi/session.c). */
+ * session: mpi/comm/session.c). */
 int michi_mpi_err_raise_eh(MPI_Errhandler eh, int handle, int code) __attribute__((cold));
 int michi_mpi_status_code(michi_status_t st, const char *fname) __attribute__((cold));
 /* The largest error class or code in use (MPI_LASTUSEDCODE). */
@@ -565,6 +564,21 @@ int michi_mpi_err_status(struct michi_comm *comm, michi_status_t st, const char 
 /* An error code carrying a message (no handler called). */
 int michi_errcode_new(int errclass, const char *msg);
 int michi_mpi_unsupported(const char *fname);
+/* The argument errors every family reports, each one sentence naming the
+ * argument and its value (cold; mpi/env/errors.c). */
+int michi_err_count(struct michi_comm *c, const char *fname, MPI_Count count) __attribute__((cold));
+int michi_err_rank(struct michi_comm *c, const char *fname, const char *arg, int rank) __attribute__((cold));
+int michi_err_tag(struct michi_comm *c, const char *fname, int tag, int recv) __attribute__((cold));
+int michi_err_type(struct michi_comm *c, const char *fname, MPI_Datatype dt) __attribute__((cold));
+int michi_err_buf(struct michi_comm *c, const char *fname, MPI_Count count) __attribute__((cold));
+int michi_err_null(struct michi_comm *c, const char *fname, const char *arg) __attribute__((cold));
+int michi_err_request(const char *fname, const char *arg, MPI_Request h) __attribute__((cold));
+int michi_err_nomem(struct michi_comm *c, const char *fname) __attribute__((cold));
+/* A failed MTMI start (st < 0), and a completed MTMI request's error
+ * (truncation says the sizes), as MPI error codes with the handler called. */
+int michi_start_error(struct michi_comm *c, michi_status_t st, const char *fname) __attribute__((cold));
+int michi_mtmi_error(struct michi_comm *c, const struct mtmi_req *m, const char *fname)
+	__attribute__((cold));
 /* A user error handler's references: one per communicator using it and
  * one for the user's handle (predefined handlers are not counted). */
 void michi_errhandler_ref(MPI_Errhandler eh, int delta);
@@ -583,13 +597,13 @@ struct michi_state {
 	int thread_level;
 	int rank, size;        /* world */
 	/* peer indices in use: the world's ranks, then processes of other
-	 * jobs (mpi/dynproc.c); arrays indexed by a communicator's peers[]
+	 * jobs (mpi/comm/dynproc.c); arrays indexed by a communicator's peers[]
 	 * need this many entries */
 	int npeers;
 	int tag_ub;
 	int single_host;       /* every rank of the job shares one host */
 	const int *host_of;    /* host index of every world rank (and of
-				* other jobs' processes, mpi/dynproc.c) */
+				* other jobs' processes, mpi/comm/dynproc.c) */
 	const int *site_of;    /* site index of every world rank, or NULL
 				* when the job knows of one site only */
 	const char *host;
@@ -599,7 +613,7 @@ struct michi_state {
 
 extern struct michi_state michi_state;
 
-/* mpi/site.c: the job's sites (michi_state.site_of). */
+/* mpi/coll/site.c: the job's sites (michi_state.site_of). */
 /* this process's site name from MICHI_SITE ("" none); an error names a bad one */
 michi_status_t michi_site_mine(const char **site);
 /* names[i]: world rank i's site ("" none), read with the host map */
@@ -637,7 +651,7 @@ int michi_not_initialized(const char *fname) __attribute__((cold));
 } while (0)
 /* 0: go on (lock held), -1: take the lock, else an MPI error code */
 int michi_gate(const char *fname);
-/* Users of the runtime (mpi/init.c): MPI_Init and each MPI-4.0 session
+/* Users of the runtime (mpi/env/init.c): MPI_Init and each MPI-4.0 session
  * take one, MPI_Finalize and MPI_Session_finalize give it back; the
  * first starts the runtime, the last shuts it down. MPI error codes. */
 int michi_runtime_up(const char *fname, int required);
@@ -651,10 +665,10 @@ static inline int michi_thread_level(int required)
 /* MPI's and MPI_T's thread levels: MULTIPLE (1) or less (0) */
 void michi_mt_mpi(int on);
 void michi_mt_tool(int on);
-/* The progress thread's share of michi_mt (mpi/async.c), set and cleared
+/* The progress thread's share of michi_mt (mpi/env/async.c), set and cleared
  * with the lock held or while no other thread runs MPI */
 void michi_mt_async(int on);
-/* mpi/async.c: a nonblocking collective that moves `bytes` has started
+/* mpi/env/async.c: a nonblocking collective that moves `bytes` has started
  * and not yet ended: let the progress thread run it where it may (called
  * last in the MPI call that started it, after its request is out);
  * user_code: running it may call the program's code (a user op) */

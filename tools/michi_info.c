@@ -7,7 +7,7 @@
  * control and performance variables, events), read through MPI_T itself.
  * `--calibrate-grid [--out FILE] [--bytes N]`, run under mpirun over the
  * hosts of two sites or more, measures the lanes' cost model parameters
- * for every pair of sites (mpi/grid.c) and writes the grid profile that
+ * for every pair of sites (mpi/coll/grid.c) and writes the grid profile that
  * jobs read from MICHI_GRID_PROFILE (FILE, or standard output).
  */
 #include "config.h"

@@ -38,7 +38,7 @@ void michi_mt_cond_wait(pthread_cond_t *cv);
 /* While michi_mt_hook_armed is set, michi_mt_unlock calls the hook when a
  * thread gives up its last level, the lock still held: a change that must
  * come after everything done under the lock so far, in the thread that
- * will go on without it (mpi/async.c clears michi_mt so). */
+ * will go on without it (mpi/env/async.c clears michi_mt so). */
 extern void (*michi_mt_unlock_hook)(void) __attribute__((visibility("hidden")));
 extern int michi_mt_hook_armed __attribute__((visibility("hidden")));
 

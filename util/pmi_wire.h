@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * util/pmi_wire.h: PMI-1 wire-protocol lines, shared by the client in
- * mpi/pmi.c, the server in launch/michi-proxy and the launcher<->proxy
+ * mpi/env/pmi.c, the server in launch/michi-proxy and the launcher<->proxy
  * control channel (which reuses the same line format).
  *
  * A line is `cmd=NAME key=value key=value...\n`: space-separated pairs, the
@@ -22,7 +22,7 @@
 #define PMI_WIRE_KVSNAME_MAX 256  /* what our server advertises */
 #define PMI_WIRE_KEY_MAX   64
 #define PMI_WIRE_VAL_MAX   1024
-/* key under which Michi's mpirun presets the job key (mpi/pmi.h: PMI_JOB_KEY) */
+/* key under which Michi's mpirun presets the job key (mpi/env/pmi.h: PMI_JOB_KEY) */
 #define PMI_WIRE_JOB_KEY   "michi-job-key"
 
 struct pmi_wire_pair {

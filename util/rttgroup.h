@@ -2,7 +2,7 @@
 /*
  * util/rttgroup.h: groups of hosts from measured round-trip times, the
  * topology inference of GRID.md §5.2 written once for every user: the
- * automatic split of a job's hosts into sites (mpi/site.c) now, the
+ * automatic split of a job's hosts into sites (mpi/coll/site.c) now, the
  * switch-level grouping of the sparse-connections work later.
  *
  * Input: an n x n matrix of round-trip times (any unit; each entry the

@@ -113,7 +113,7 @@ MPI_Aint *f_aint_array(const MPI_Fint *a, MPI_Fint n);
 
 /* The MPI_ERR_NO_MEM return of a wrapper that could not allocate. */
 int michi_f_nomem(const char *fname);
-/* libmpi's error path for the bindings (mpi/errors.c). */
+/* libmpi's error path for the bindings (mpi/env/errors.c). */
 int michi_binding_error(int errclass, const char *fname, const char *what);
 
 /* Each wrapper is pmpi_x_; the other names under which MPICH's libmpifort

@@ -369,7 +369,7 @@ F_EXPORT void pmpi_keyval_create_(void *copy_fn, void *delete_fn, MPI_Fint *keyv
 }
 F_ALIASES(keyval_create, KEYVAL_CREATE)
 
-/* libmpi's attribute calls with Fortran's integer values (mpi/attr.c):
+/* libmpi's attribute calls with Fortran's integer values (mpi/comm/attr.c):
  * -1 when the key is not a user key of the object's kind. */
 int michi_fortran_attr(int set, int kind, int obj, int keyval, MPI_Aint *val, int *flag);
 

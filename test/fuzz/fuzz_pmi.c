@@ -6,7 +6,7 @@
  *    with its main renamed): the input is what a rank wrote on its PMI_FD
  *    socket; proxy_pmi_read() reads, parses (util/pmi_wire.c) and answers
  *    it, line by line, with a reader of 4 KiB;
- *  - 1 mod 3: the client of mpi/pmi.c (compiled in): the input is what
+ *  - 1 mod 3: the client of mpi/env/pmi.c (compiled in): the input is what
  *    the process manager answers; pmi_init, put, fence, get and finalize
  *    run against it;
  *  - 2 mod 3: the control stream mpirun and a proxy share: pmi_wire's

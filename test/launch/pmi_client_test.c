@@ -2,7 +2,7 @@
 /*
  * test/launch/pmi_client_test.c: a PMI-level rank for the launcher tests.
  *
- * Links only util/ and mpi/pmi.c (no MPI): initialises PMI, puts a key,
+ * Links only util/ and mpi/env/pmi.c (no MPI): initialises PMI, puts a key,
  * fences, reads every other rank's key and checks it, then does whatever
  * the options ask (exit with a code, die on a signal, call abort, sleep,
  * echo stdin) so that the shell tests can observe mpirun's behaviour.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The job's sites (mpi/site.c) from every source one host can give them:
+# The job's sites (mpi/coll/site.c) from every source one host can give them:
 # MICHI_SITE per MPMD section (-env) and per rank (a wrapper), a
 # hostfile's site=, --host H@SITE (over -genv MICHI_SITE: the launcher's
 # wins), under MPICH's mpiexec (-env per section), and the inference on

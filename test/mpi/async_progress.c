@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The progress thread of nonblocking collectives (mpi/async.c), run with
+ * The progress thread of nonblocking collectives (mpi/env/async.c), run with
  * MICHI_ASYNC_PROGRESS=on. Rank 0 starts a large MPI_Iallreduce (and then
  * an MPI_Ibcast, an MPI_Ialltoall and an MPI_Comm_idup) and leaves MPI for
  * a while; the other ranks start theirs and wait. The schedules need rank

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "mtest.h"
+#include "coll_common.h"
 
 static const int counts[] = { 0, 1, 7, 1000, 100000 };
 #define NCOUNTS (int)(sizeof(counts) / sizeof(counts[0]))
@@ -105,26 +106,11 @@ static void test_allreduce(int cnt, int inplace, int seed)
 	free(r);
 }
 
-/* v layouts: rank i has cnt or cnt/2 elements, blocks in reverse rank
- * order with 3-element gaps; returns the total span in elements */
-static long vlayout(int cnt, int *vc, int *vd)
-{
-	int n = mtest_size;
-	long at = 0;
-
-	for (int i = n - 1; i >= 0; i--) {
-		vc[i] = i % 2 ? cnt : cnt / 2;
-		vd[i] = (int)at;
-		at += vc[i] + 3;
-	}
-	return at;
-}
-
 static void test_gather(int cnt, int root, int v, int inplace, int seed)
 {
 	int n = mtest_size, me = mtest_rank;
 	int *vc = mtest_malloc(n * sizeof(int)), *vd = mtest_malloc(n * sizeof(int));
-	long span = v ? vlayout(cnt, vc, vd) : (long)cnt * n;
+	long span = v ? coll_vlayout(mtest_size, cnt, vc, vd) : (long)cnt * n;
 	int mine = v ? vc[me] : cnt;
 	int *s = mtest_malloc(mine * sizeof(int)), *r = mtest_malloc(span * sizeof(int));
 	const void *sb = s;
@@ -163,7 +149,7 @@ static void test_scatter(int cnt, int root, int v, int inplace, int seed)
 {
 	int n = mtest_size, me = mtest_rank;
 	int *vc = mtest_malloc(n * sizeof(int)), *vd = mtest_malloc(n * sizeof(int));
-	long span = v ? vlayout(cnt, vc, vd) : (long)cnt * n;
+	long span = v ? coll_vlayout(mtest_size, cnt, vc, vd) : (long)cnt * n;
 	int mine = v ? vc[me] : cnt;
 	int *s = mtest_malloc(span * sizeof(int)), *r = mtest_malloc(mine * sizeof(int));
 	void *rb = r;
@@ -195,7 +181,7 @@ static void test_allgather(int cnt, int v, int inplace, int seed)
 {
 	int n = mtest_size, me = mtest_rank;
 	int *vc = mtest_malloc(n * sizeof(int)), *vd = mtest_malloc(n * sizeof(int));
-	long span = v ? vlayout(cnt, vc, vd) : (long)cnt * n;
+	long span = v ? coll_vlayout(mtest_size, cnt, vc, vd) : (long)cnt * n;
 	int mine = v ? vc[me] : cnt;
 	int *s = mtest_malloc(mine * sizeof(int)), *r = mtest_malloc(span * sizeof(int));
 	const void *sb = s;
@@ -250,34 +236,13 @@ static void test_alltoall(int cnt, int inplace, int seed)
 	free(r);
 }
 
-/* elements rank a sends to rank b in the alltoallv test */
-static int a2av_count(int cnt, int a, int b)
-{
-	return ((a + 2 * b) % 3) * cnt / 2;
-}
-
-/* blocks in reverse peer order with 2-element gaps; returns the span */
-static long a2av_layout(int cnt, int me, int mode, int *vc, int *vd)
-{
-	long at = 0;
-
-	for (int k = mtest_size - 1; k >= 0; k--) {
-		/* mode 1: send side, 0: receive side, 2: symmetric for in place */
-		vc[k] = mode == 1 ? a2av_count(cnt, me, k) : mode == 0 ? a2av_count(cnt, k, me) :
-			a2av_count(cnt, me + k, me + k);
-		vd[k] = (int)at;
-		at += vc[k] + 2;
-	}
-	return at;
-}
-
 static void test_alltoallv(int cnt, int inplace, int seed)
 {
 	int n = mtest_size, me = mtest_rank;
 	int *sc = mtest_malloc(n * sizeof(int)), *sd = mtest_malloc(n * sizeof(int));
 	int *rc = mtest_malloc(n * sizeof(int)), *rd = mtest_malloc(n * sizeof(int));
-	long sspan = a2av_layout(cnt, me, 1, sc, sd);
-	long rspan = a2av_layout(cnt, me, inplace ? 2 : 0, rc, rd);
+	long sspan = coll_a2av_layout(mtest_size, cnt, me, 1, sc, sd);
+	long rspan = coll_a2av_layout(mtest_size, cnt, me, inplace ? 2 : 0, rc, rd);
 	int *s = mtest_malloc(sspan * sizeof(int)), *r = mtest_malloc(rspan * sizeof(int));
 
 	if (inplace) {

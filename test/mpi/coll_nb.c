@@ -33,8 +33,8 @@
  * Runs at any number of ranks, on MPICH and Open MPI as well.
  */
 #include "mtest.h"
+#include "coll_common.h"
 
-#define TEST_LIMIT_S 30.0	/* give up on a polling loop after this */
 #define BIG 70000
 #define MAXJ 64			/* collectives outstanding at once, at most */
 
@@ -289,28 +289,6 @@ static void lay_free(struct lay *L)
 		MPI_Type_free(&L->dt);
 }
 
-/* n ints of the filler -1 */
-static int *ibuf(long n)
-{
-	int *p = mtest_malloc((size_t)n * sizeof(int));
-
-	memset(p, 0xff, (size_t)n * sizeof(int));
-	return p;
-}
-
-static int *dup_ints(const int *p, long n)
-{
-	int *q = mtest_malloc((size_t)n * sizeof(int));
-
-	memcpy(q, p, (size_t)n * sizeof(int));
-	return q;
-}
-
-static int *iarr(int n)
-{
-	return mtest_malloc((size_t)n * sizeof(int));
-}
-
 static void fillblk(int *p, int stride, int cnt, int from, int to, int seed)
 {
 	for (long i = 0; i < cnt; i++)
@@ -323,47 +301,12 @@ static void fill_red(int *p, int op, int r, long units, int seed)
 		red_in(op, r, u, seed, p + u * op_w[op]);
 }
 
-/* v layouts (as coll_basic.c): rank i has cnt or cnt/2 elements, blocks in
- * reverse rank order with 3-element gaps; returns the span in elements */
-static long vlayout(int n, int cnt, int *vc, int *vd)
-{
-	long at = 0;
-
-	for (int i = n - 1; i >= 0; i--) {
-		vc[i] = i % 2 ? cnt : cnt / 2;
-		vd[i] = (int)at;
-		at += vc[i] + 3;
-	}
-	return at;
-}
-
-/* elements rank a sends to rank b in the alltoallv/w tests */
-static int a2av_count(int cnt, int a, int b)
-{
-	return ((a + 2 * b) % 3) * cnt / 2;
-}
-
-/* blocks in reverse peer order with 2-element gaps; returns the span.
- * mode 1: send side, 0: receive side, 2: symmetric counts for in place */
-static long a2av_layout(int n, int cnt, int me, int mode, int *vc, int *vd)
-{
-	long at = 0;
-
-	for (int k = n - 1; k >= 0; k--) {
-		vc[k] = mode == 1 ? a2av_count(cnt, me, k) : mode == 0 ? a2av_count(cnt, k, me) :
-			a2av_count(cnt, me + k, me + k);
-		vd[k] = (int)at;
-		at += vc[k] + 2;
-	}
-	return at;
-}
-
 static void job_alloc(struct job *j, long ss, long rs)
 {
 	j->ss = ss;
 	j->rs = rs;
-	j->s = ibuf(ss);
-	j->r = ibuf(rs);
+	j->s = coll_ibuf(ss);
+	j->r = coll_ibuf(rs);
 }
 
 /* Alltoallw: to each peer with an even rank a contiguous type (count 1),
@@ -374,13 +317,13 @@ static void alltoallw_setup(struct job *j)
 	int n = j->n, me = j->me, cnt = j->cnt;
 	long at = 0, sspan, rspan;
 
-	j->sc = iarr(n), j->sd = iarr(n), j->rc = iarr(n), j->rd = iarr(n);
-	j->wsc = iarr(n), j->wsd = iarr(n), j->wrc = iarr(n), j->wrd = iarr(n);
-	j->rstr = iarr(n);
+	j->sc = coll_iarr(n), j->sd = coll_iarr(n), j->rc = coll_iarr(n), j->rd = coll_iarr(n);
+	j->wsc = coll_iarr(n), j->wsd = coll_iarr(n), j->wrc = coll_iarr(n), j->wrd = coll_iarr(n);
+	j->rstr = coll_iarr(n);
 	j->st = mtest_malloc(n * sizeof(MPI_Datatype));
 	j->rt = mtest_malloc(n * sizeof(MPI_Datatype));
 	for (int k = n - 1; k >= 0; k--) {
-		int c = j->sc[k] = a2av_count(cnt, me, k);
+		int c = j->sc[k] = coll_a2av_count(cnt, me, k);
 
 		j->st[k] = MPI_INT;
 		j->wsc[k] = c;
@@ -396,7 +339,7 @@ static void alltoallw_setup(struct job *j)
 	sspan = at;
 	at = 0;
 	for (int k = n - 1; k >= 0; k--) {
-		int c = j->rc[k] = j->ipr ? a2av_count(cnt, me + k, me + k) : a2av_count(cnt, k, me);
+		int c = j->rc[k] = j->ipr ? coll_a2av_count(cnt, me + k, me + k) : coll_a2av_count(cnt, k, me);
 		long ext = c;
 
 		j->rt[k] = MPI_INT;
@@ -478,25 +421,25 @@ static void job_setup(struct job *j)
 		break;
 	case K_GATHERV:
 	case K_ALLGATHERV:
-		j->rc = iarr(n), j->rd = iarr(n);
-		span = vlayout(n, cnt, j->rc, j->rd);
+		j->rc = coll_iarr(n), j->rd = coll_iarr(n);
+		span = coll_vlayout(n, cnt, j->rc, j->rd);
 		job_alloc(j, j->rc[me], j->k == K_ALLGATHERV || isroot ? span : 0);
 		fillblk(j->s, 1, j->rc[me], me, 0, seed);
 		if (j->ipr)
 			fillblk(j->r + j->rd[me], 1, j->rc[me], me, 0, seed);
 		break;
 	case K_SCATTERV:
-		j->sc = iarr(n), j->sd = iarr(n);
-		span = vlayout(n, cnt, j->sc, j->sd);
+		j->sc = coll_iarr(n), j->sd = coll_iarr(n);
+		span = coll_vlayout(n, cnt, j->sc, j->sd);
 		job_alloc(j, isroot ? span : 0, j->ipr ? 0 : j->sc[me]);
 		if (isroot)
 			for (int k = 0; k < n; k++)
 				fillblk(j->s + j->sd[k], 1, j->sc[k], root, k, seed);
 		break;
 	case K_ALLTOALLV:
-		j->sc = iarr(n), j->sd = iarr(n), j->rc = iarr(n), j->rd = iarr(n);
-		span = a2av_layout(n, cnt, me, 1, j->sc, j->sd);
-		job_alloc(j, j->ipr ? 0 : span, a2av_layout(n, cnt, me, j->ipr ? 2 : 0, j->rc, j->rd));
+		j->sc = coll_iarr(n), j->sd = coll_iarr(n), j->rc = coll_iarr(n), j->rd = coll_iarr(n);
+		span = coll_a2av_layout(n, cnt, me, 1, j->sc, j->sd);
+		job_alloc(j, j->ipr ? 0 : span, coll_a2av_layout(n, cnt, me, j->ipr ? 2 : 0, j->rc, j->rd));
 		for (int k = 0; k < n; k++) {
 			if (j->ipr)
 				fillblk(j->r + j->rd[k], 1, j->rc[k], me, k, seed);
@@ -518,7 +461,7 @@ static void job_setup(struct job *j)
 		break;
 	case K_RS:
 	case K_RSB:
-		j->rc = iarr(n), j->rd = iarr(n);
+		j->rc = coll_iarr(n), j->rd = coll_iarr(n);
 		T = 0;
 		/* odd ranks get cnt, even ones cnt/2, so that in place a rank's
 		 * block overlaps the front of recvbuf where its result goes; but
@@ -535,8 +478,8 @@ static void job_setup(struct job *j)
 			memcpy(j->r, j->s, (size_t)T * w * sizeof(int));
 		break;
 	}
-	j->s0 = dup_ints(j->s, j->ss);
-	j->r0 = dup_ints(j->r, j->rs);
+	j->s0 = coll_dup_ints(j->s, j->ss);
+	j->r0 = coll_dup_ints(j->r, j->rs);
 }
 
 /* the blocking or the nonblocking form, with the same arguments */
@@ -631,7 +574,7 @@ static void job_start(struct job *j)
 static void job_check(struct job *j)
 {
 	int n = j->n, me = j->me, cnt = j->cnt, root = j->root, seed = j->seed, w = j->w;
-	int *e = dup_ints(j->r0, j->rs);
+	int *e = coll_dup_ints(j->r0, j->rs);
 	unsigned char *dc = mtest_malloc((size_t)j->rs);
 	const struct lay *rL = &j->rL;
 
@@ -728,34 +671,10 @@ static void job_free(struct job *j)
 	free(j->st), free(j->rt);
 }
 
-static void too_long(const char *what)
-{
-	mtest_error("%s: not complete after %.0f s, giving up", what, TEST_LIMIT_S);
-	MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
 static void complete(struct job *j)
 {
-	MPI_Status st;
-	int flag = 0;
-	double t0;
-
-	switch (j->mode) {
-	case M_WAIT:
-		MPI_Wait(&j->req, &st);
-		break;
-	case M_TEST:
-		t0 = MPI_Wtime();
-		while (MPI_Test(&j->req, &flag, &st), !flag)
-			if (MPI_Wtime() - t0 > TEST_LIMIT_S)
-				too_long(desc(j));
-		break;
-	default:
-		MPI_Waitall(1, &j->req, &st);
-		break;
-	}
-	mtest_check(j->req == MPI_REQUEST_NULL, "%s: request not MPI_REQUEST_NULL when complete",
-		    desc(j));
+	coll_complete(&j->req, j->mode == M_WAIT ? COLL_WAIT : j->mode == M_TEST ? COLL_TEST :
+			       COLL_WAITALL, desc(j));
 }
 
 static void run(struct job j)
@@ -808,8 +727,8 @@ static void run_many(struct job *js, int nj, int how)
 			if (outc == MPI_UNDEFINED)
 				break;
 			got += outc;
-			if (MPI_Wtime() - t0 > TEST_LIMIT_S)
-				too_long("MPI_Testsome on outstanding collectives");
+			if (MPI_Wtime() - t0 > COLL_TEST_LIMIT_S)
+				coll_too_long("MPI_Testsome on outstanding collectives");
 		}
 		break;
 	default:
@@ -993,8 +912,8 @@ static void test_p2p_overlap(void)
 
 	for (int round = 0; round < 4; round++) {
 		struct job j = mkjob(K_ALLREDUCE, cnt, 0, round % 2);
-		int pseed = 100000 + round, *in = ibuf((long)n * cnt), *out = ibuf((long)n * cnt);
-		int *seen = iarr(n), i, src, got;
+		int pseed = 100000 + round, *in = coll_ibuf((long)n * cnt), *out = coll_ibuf((long)n * cnt);
+		int *seen = coll_iarr(n), i, src, got;
 		MPI_Request *pr = mtest_malloc(2 * n * sizeof(MPI_Request));
 		MPI_Status *st = mtest_malloc(2 * n * sizeof(MPI_Status));
 

@@ -45,8 +45,8 @@
  * runs the allgathers only.
  */
 #include "mtest.h"
+#include "coll_common.h"
 
-#define TEST_LIMIT_S 30.0	/* give up on a polling loop after this */
 #define BIG 3000
 #define GAP 3			/* ints left between the blocks of v layouts */
 #define MAXJ 32			/* calls outstanding at once, at most */
@@ -89,18 +89,13 @@ static struct topo topos[4];
  * the top comment); unless strict they are left out */
 static int strict;
 
-static int *iarr(long n)
-{
-	return mtest_malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
-}
-
 static void topo_init(struct topo *t, const char *name)
 {
 	t->n = mtest_size;
 	t->me = mtest_rank;
 	snprintf(t->name, sizeof(t->name), "%s", name);
-	t->indeg = iarr(t->n);
-	t->outdeg = iarr(t->n);
+	t->indeg = coll_iarr(t->n);
+	t->outdeg = coll_iarr(t->n);
 	t->in = mtest_malloc(t->n * sizeof(int *));
 	t->out = mtest_malloc(t->n * sizeof(int *));
 	for (int r = 0; r < t->n; r++) {
@@ -113,8 +108,8 @@ static void topo_set(struct topo *t, int r, int nin, const int *in, int nout, co
 {
 	t->indeg[r] = nin;
 	t->outdeg[r] = nout;
-	t->in[r] = iarr(nin);
-	t->out[r] = iarr(nout);
+	t->in[r] = coll_iarr(nin);
+	t->out[r] = coll_iarr(nout);
 	if (nin)
 		memcpy(t->in[r], in, nin * sizeof(int));
 	if (nout)
@@ -126,8 +121,8 @@ static void topo_match(struct topo *t)
 {
 	int me = t->me, nin = t->indeg[me];
 
-	t->ssrc = iarr(nin);
-	t->sblk = iarr(nin);
+	t->ssrc = coll_iarr(nin);
+	t->sblk = coll_iarr(nin);
 	for (int i = 0; i < nin; i++) {
 		int s = t->in[me][i], k = 0, seen = 0;
 
@@ -223,7 +218,7 @@ static void make_cart2(struct topo *t)
 static void make_graph(struct topo *t)
 {
 	int n = mtest_size, m = n >= 5 ? n - 1 : n, ne = 0, nn, *index, *edges, *got;
-	int *ea = iarr(2L * n + 2), *eb = iarr(2L * n + 2), *deg = iarr(n), **adj;
+	int *ea = coll_iarr(2L * n + 2), *eb = coll_iarr(2L * n + 2), *deg = coll_iarr(n), **adj;
 
 	topo_init(t, "irregular graph");
 	for (int i = 0; i + 1 < m; i++)
@@ -233,7 +228,7 @@ static void make_graph(struct topo *t)
 	ea[ne] = m / 2, eb[ne++] = m / 2;
 	adj = mtest_malloc(n * sizeof(int *));
 	for (int r = 0; r < n; r++) {
-		adj[r] = iarr(2L * ne);
+		adj[r] = coll_iarr(2L * ne);
 		deg[r] = 0;
 	}
 	for (int e = 0; e < ne; e++) {
@@ -241,8 +236,8 @@ static void make_graph(struct topo *t)
 		if (ea[e] != eb[e])
 			adj[eb[e]][deg[eb[e]]++] = ea[e];
 	}
-	index = iarr(n);
-	edges = iarr(2L * ne);
+	index = coll_iarr(n);
+	edges = coll_iarr(2L * ne);
 	nn = 0;
 	for (int r = 0; r < n; r++) {
 		if (r % 2)
@@ -261,7 +256,7 @@ static void make_graph(struct topo *t)
 	MPI_Graph_neighbors_count(t->comm, t->me, &nn);
 	if (mtest_check(nn == deg[t->me], "%s: %d neighbours, expected %d", t->name, nn,
 			deg[t->me])) {
-		got = iarr(nn);
+		got = coll_iarr(nn);
 		MPI_Graph_neighbors(t->comm, t->me, nn, got);
 		check_list(t, "neighbour", got, adj[t->me], nn);
 		free(got);
@@ -288,8 +283,8 @@ static void add_edge(int *ea, int *eb, int *ne, int a, int b)
 static void make_dist(struct topo *t)
 {
 	int n = mtest_size, ne = 0, me = mtest_rank, nin, nout, w, *got[4], *wt[2];
-	int *ea = iarr(2L * n + 2), *eb = iarr(2L * n + 2), *in = iarr(2L * n + 2),
-	    *out = iarr(2L * n + 2);
+	int *ea = coll_iarr(2L * n + 2), *eb = coll_iarr(2L * n + 2), *in = coll_iarr(2L * n + 2),
+	    *out = coll_iarr(2L * n + 2);
 
 	topo_init(t, "distributed graph");
 	for (int r = 0; r + 1 < n; r++)
@@ -298,7 +293,7 @@ static void make_dist(struct topo *t)
 		add_edge(ea, eb, &ne, r, (r + 2) % n);
 	for (int x = 0; x < 2; x++)
 		add_edge(ea, eb, &ne, n - 1, 0);
-	wt[0] = iarr(ne), wt[1] = iarr(ne);
+	wt[0] = coll_iarr(ne), wt[1] = coll_iarr(ne);
 	for (int r = 0; r < n; r++) {
 		nin = nout = 0;
 		for (int e = 0; e < ne; e++)
@@ -322,7 +317,7 @@ static void make_dist(struct topo *t)
 			"%s: degrees %d in, %d out, weighted %d, expected %d, %d and 1", t->name,
 			nin, nout, w, t->indeg[me], t->outdeg[me])) {
 		for (int x = 0; x < 4; x++)
-			got[x] = iarr(x % 2 ? nout : nin);
+			got[x] = coll_iarr(x % 2 ? nout : nin);
 		MPI_Dist_graph_neighbors(t->comm, nin, got[0], got[2], nout, got[1], got[3]);
 		check_list(t, "source", got[0], t->in[me], nin);
 		check_list(t, "destination", got[1], t->out[me], nout);
@@ -431,24 +426,6 @@ static void lay_make(int which, int cnt, MPI_Datatype *dt, int *count, int *stri
 	*ext = cnt ? 2L * cnt - 1 : 0;
 }
 
-/* n ints of the filler -1 */
-static int *ibuf(long n)
-{
-	int *p = iarr(n);
-
-	memset(p, 0xff, (size_t)(n > 0 ? n : 1) * sizeof(int));
-	return p;
-}
-
-static int *dup_ints(const int *p, long n)
-{
-	int *q = iarr(n);
-
-	if (n)
-		memcpy(q, p, (size_t)n * sizeof(int));
-	return q;
-}
-
 static void fillblk(int *p, int stride, int cnt, int from, int blk, int seed)
 {
 	for (long i = 0; i < cnt; i++)
@@ -498,8 +475,8 @@ static void w_types(struct job *j)
 
 	j->st = mtest_malloc((nout + 1) * sizeof(MPI_Datatype));
 	j->rt = mtest_malloc((nin + 1) * sizeof(MPI_Datatype));
-	j->wsc = iarr(nout), j->wrc = iarr(nin);
-	j->sstrs = iarr(nout), j->rstrs = iarr(nin);
+	j->wsc = coll_iarr(nout), j->wrc = coll_iarr(nin);
+	j->sstrs = coll_iarr(nout), j->rstrs = coll_iarr(nin);
 	j->wsd = mtest_malloc((nout + 1) * sizeof(MPI_Aint));
 	j->wrd = mtest_malloc((nin + 1) * sizeof(MPI_Aint));
 	/* send block b: contiguous, MPI_INT or vector with stride 2 */
@@ -560,8 +537,8 @@ static void job_setup(struct job *j)
 		lay_make(j->rl, cnt, &j->rdt, &j->rcount, &j->rstr, &j->rext);
 		j->ss = j->k == K_AG ? j->sext : nout * j->sext;
 		j->rs = nin * j->rext;
-		j->s = ibuf(j->ss);
-		j->r = ibuf(j->rs);
+		j->s = coll_ibuf(j->ss);
+		j->r = coll_ibuf(j->rs);
 		if (j->k == K_AG)
 			fillblk(j->s, j->sstr, cnt, me, -1, seed);
 		else
@@ -571,7 +548,7 @@ static void job_setup(struct job *j)
 	case K_AGV:
 	case K_A2AV:
 	case K_A2AW:
-		j->sc = iarr(nout), j->sd = iarr(nout), j->rc = iarr(nin), j->rd = iarr(nin);
+		j->sc = coll_iarr(nout), j->sd = coll_iarr(nout), j->rc = coll_iarr(nin), j->rd = coll_iarr(nin);
 		for (int b = 0; b < nout; b++)
 			j->sc[b] = j->k == K_AGV ? agv_count(cnt, me) : a2av_count(cnt, me, b);
 		for (int i = 0; i < nin; i++)
@@ -585,8 +562,8 @@ static void job_setup(struct job *j)
 			j->ss = rev_layout(nout, j->sc, j->sstrs, j->sd);
 		}
 		j->rs = rev_layout(nin, j->rc, j->rstrs, j->rd);
-		j->s = ibuf(j->ss);
-		j->r = ibuf(j->rs);
+		j->s = coll_ibuf(j->ss);
+		j->r = coll_ibuf(j->rs);
 		if (j->k == K_AGV)
 			fillblk(j->s, 1, (int)j->ss, me, -1, seed);
 		else
@@ -601,8 +578,8 @@ static void job_setup(struct job *j)
 		}
 		break;
 	}
-	j->s0 = dup_ints(j->s, j->ss);
-	j->r0 = dup_ints(j->r, j->rs);
+	j->s0 = coll_dup_ints(j->s, j->ss);
+	j->r0 = coll_dup_ints(j->r, j->rs);
 }
 
 /* the blocking or the nonblocking form, with the same arguments */
@@ -645,7 +622,7 @@ static void job_start(struct job *j)
 static void job_check(struct job *j)
 {
 	const struct topo *t = j->t;
-	int *e = dup_ints(j->r0, j->rs), *slot = ibuf(j->rs);
+	int *e = coll_dup_ints(j->r0, j->rs), *slot = coll_ibuf(j->rs);
 
 	for (int i = 0; i < j->nin; i++) {
 		int s = t->ssrc[i], blk, off, stride, c = slot_count(j, i);
@@ -710,36 +687,12 @@ static void job_free(struct job *j)
 	free(j->st), free(j->rt);
 }
 
-static void too_long(const char *what)
-{
-	mtest_error("%s: not complete after %.0f s, giving up", what, TEST_LIMIT_S);
-	MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
 static void complete(struct job *j)
 {
-	MPI_Status st;
-	int flag = 0;
-	double t0;
-
-	switch (j->mode) {
-	case M_BLOCKING:
+	if (j->mode == M_BLOCKING)
 		return;
-	case M_WAIT:
-		MPI_Wait(&j->req, MPI_STATUS_IGNORE);
-		break;
-	case M_TEST:
-		t0 = MPI_Wtime();
-		while (MPI_Test(&j->req, &flag, MPI_STATUS_IGNORE), !flag)
-			if (MPI_Wtime() - t0 > TEST_LIMIT_S)
-				too_long(desc(j));
-		break;
-	default:
-		MPI_Waitall(1, &j->req, &st);
-		break;
-	}
-	mtest_check(j->req == MPI_REQUEST_NULL, "%s: request not MPI_REQUEST_NULL when complete",
-		    desc(j));
+	coll_complete(&j->req, j->mode == M_WAIT ? COLL_WAIT : j->mode == M_TEST ? COLL_TEST :
+			       COLL_WAITALL, desc(j));
 }
 
 /* not strict (see the top comment): the alltoalls on the 1-D periodic
@@ -790,8 +743,8 @@ static void run_many(struct job *js, int nj, int test)
 	if (test) {
 		t0 = MPI_Wtime();
 		while (MPI_Testall(nj, reqs, &flag, sts), !flag)
-			if (MPI_Wtime() - t0 > TEST_LIMIT_S)
-				too_long(desc(&js[0]));
+			if (MPI_Wtime() - t0 > COLL_TEST_LIMIT_S)
+				coll_too_long(desc(&js[0]));
 	} else {
 		MPI_Waitall(nj, reqs, sts);
 	}

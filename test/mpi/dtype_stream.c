@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Pipelined derived-datatype transfers (mpi/pt2pt_dt.c over MTMI's
+ * Pipelined derived-datatype transfers (mpi/pt2pt/pt2pt_dt.c over MTMI's
  * streamed rendezvous): rank 0 packs while rank 1 already pulls and
  * unpacks. Between ranks 0 and 1, with an irregular indexed type (the
  * compact block form) and a vector (runs), each several MiB packed:

@@ -9,7 +9,7 @@
  * against typed data, pair types against an equal struct, a type freed
  * while a receive with it is pending, and an uncommitted type refused.
  * Large MPI_Pack and MPI_Unpack calls (which stream their output past
- * the cache, mpi/dtype_pack.c) are checked byte by byte for blocks of
+ * the cache, mpi/datatype/dtype_pack.c) are checked byte by byte for blocks of
  * odd and even lengths at odd addresses.
  */
 #include "mtest.h"
@@ -644,7 +644,7 @@ static void coll_checks(void)
  * offset and the packed side at an odd one and at an aligned one; the
  * packed bytes, the unpacked ones and the untouched gaps are all
  * checked. On the aligned pass 512 and 4096 take the prefetch into L2
- * of mpi/dtype_pack.c (blocks of at least 512 bytes, a multiple of 16);
+ * of mpi/datatype/dtype_pack.c (blocks of at least 512 bytes, a multiple of 16);
  * 496, 511 and 1000 do not. */
 static void large_pack_checks(void)
 {
@@ -704,7 +704,7 @@ static void large_pack_checks(void)
 	free(back);
 }
 
-/* Transfers large enough for huge-page staging (mpi/pt2pt_dt.c, 2 MiB and
+/* Transfers large enough for huge-page staging (mpi/pt2pt/pt2pt_dt.c, 2 MiB and
  * up) and for its reuse: a strided type of 3 MiB packed, blocking, then
  * nonblocking both ways at once, then matched probe and receive, each
  * checked; three rounds reuse the kept buffers. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test/mpi/grid_params.c: the lanes' cost model parameters a communicator
- * that spans sites agrees on (coll/lanes_params.c, mpi/grid.c), on one
+ * that spans sites agrees on (coll/lanes_params.c, mpi/coll/grid.c), on one
  * host with MICHI_COLL_SITE_RANKS faking two sites.
  *   - without a profile, the first grid collective measures them: every
  *     rank holds the same bytes, all positive, b_WAN(P) for P up to the
@@ -23,7 +23,7 @@
 #include <math.h>
 #include <unistd.h>
 
-/* Michi's own functions (mpi/grid.c): a build against another MPI's
+/* Michi's own functions (mpi/coll/grid.c): a build against another MPI's
  * mpi.h (the MPICH-ABI pass) cannot link them and skips */
 #ifdef MICHI
 int michi_grid_params(MPI_Comm comm, int sa, int sb, double *L, double *alpha, double *b_lan,

@@ -12,7 +12,7 @@
  * control variables read the tunables' defaults or the MICHI_* variables
  * of the environment, a write before MPI_Init is what MPI_Init uses,
  * tunables read at init refuse writes afterwards, and the scopes and
- * categories are as documented in mpi/mpit.c. Performance variables
+ * categories are as documented in mpi/tools/mpit.c. Performance variables
  * count what the test does: after N messages to the next rank the frames
  * (and bytes) of the device that serves it grew by at least N (the peer's
  * received frames too), a stopped handle does not move, reset gives 0,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The job's sites as a program sees them (mpi/site.c): MTEST_SITES lists
+ * The job's sites as a program sees them (mpi/coll/site.c): MTEST_SITES lists
  * the expected site of every world rank, comma-separated labels (equal
  * labels: one site; the labels need not be the library's names), e.g.
  * "a,a,b,b". Every rank checks that

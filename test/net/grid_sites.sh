@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The job's sites on the emulated grid `two-sites` (test/net/grid: sites A
 # and B of 4 hosts, one WAN path of 5 ms one way between them): with no
-# site given, MPI_Init's inference (mpi/site.c: the host leaders' round
+# site given, MPI_Init's inference (mpi/coll/site.c: the host leaders' round
 # trips, split where near and far differ clearly) finds the two sites, and
 # every rank of test/mpi/sites.c gets the communicator of its own site
 # (MICHI_COMM_TYPE_SITE, HW_GUIDED "michi://site", HW_UNGUIDED); a

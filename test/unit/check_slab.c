@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test/unit/check_slab.c: the object arena, slabs and handles
- * (mpi/arena.c, mpi/mpiimpl.h): handle layout, one-OR decoding, O(1)
+ * (mpi/env/arena.c, mpi/mpiimpl.h): handle layout, one-OR decoding, O(1)
  * reuse, and that validation rejects every kind of bad handle without
  * touching unmapped memory.
  */

@@ -230,10 +230,10 @@ static void rank_init(int rank, int size, uint8_t keybyte)
 	job.kvs_put = fake_kvs_put;
 	job.kvs_fence = barrier;
 	job.kvs_get = fake_kvs_get;
-	/* the order of mpi/init.c: devices, fence, post_fence of each */
+	/* the order of mpi/env/init.c: devices, fence, post_fence of each */
 	st = michi_devices_init(&job);
 	CHILD_CHECK(st == MICHI_OK, "rank %d: michi_devices_init: %s", rank, michi_err_msg());
-	/* mpi/init.c learns the job key only after the fence */
+	/* mpi/env/init.c learns the job key only after the fence */
 	memset(job.key, keybyte, sizeof(job.key));
 	barrier();
 	st = michi_devices_post_fence(&job);

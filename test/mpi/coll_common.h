@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test/mpi/coll_common.h: what the collective tests share (coll_basic.c,
+ * coll_nb.c, coll_neighbor.c): int buffers, the layouts of the v and
+ * alltoallv tests, and completing one request by MPI_Wait, a bounded
+ * MPI_Test loop or MPI_Waitall. Include after mtest.h; public MPI only,
+ * so that the MPICH-ABI pass builds it too.
+ */
+#ifndef COLL_COMMON_H
+#define COLL_COMMON_H
+
+#include <string.h>
+
+#define COLL_TEST_LIMIT_S 30.0	/* give up on a polling loop after this */
+
+/* n ints (at least one, so that an empty buffer has an address) */
+static inline int *coll_iarr(long n)
+{
+	return mtest_malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+}
+
+/* n ints set to -1, so that what a call did not write shows */
+static inline int *coll_ibuf(long n)
+{
+	int *p = coll_iarr(n);
+
+	memset(p, 0xff, (size_t)(n > 0 ? n : 1) * sizeof(int));
+	return p;
+}
+
+static inline int *coll_dup_ints(const int *p, long n)
+{
+	int *q = coll_iarr(n);
+
+	if (n)
+		memcpy(q, p, (size_t)n * sizeof(int));
+	return q;
+}
+
+/* v layouts of n ranks: rank i has cnt or cnt/2 elements, blocks in
+ * reverse rank order with 3-element gaps; returns the span in elements */
+static inline long coll_vlayout(int n, int cnt, int *vc, int *vd)
+{
+	long at = 0;
+
+	for (int i = n - 1; i >= 0; i--) {
+		vc[i] = i % 2 ? cnt : cnt / 2;
+		vd[i] = (int)at;
+		at += vc[i] + 3;
+	}
+	return at;
+}
+
+/* elements rank a sends to rank b in the alltoallv/w tests */
+static inline int coll_a2av_count(int cnt, int a, int b)
+{
+	return ((a + 2 * b) % 3) * cnt / 2;
+}
+
+/* blocks in reverse peer order with 2-element gaps; returns the span.
+ * mode 1: send side, 0: receive side, 2: symmetric counts for in place */
+static inline long coll_a2av_layout(int n, int cnt, int me, int mode, int *vc, int *vd)
+{
+	long at = 0;
+
+	for (int k = n - 1; k >= 0; k--) {
+		vc[k] = mode == 1 ? coll_a2av_count(cnt, me, k) :
+			mode == 0 ? coll_a2av_count(cnt, k, me) :
+			coll_a2av_count(cnt, me + k, me + k);
+		vd[k] = (int)at;
+		at += vc[k] + 2;
+	}
+	return at;
+}
+
+static inline void coll_too_long(const char *what)
+{
+	mtest_error("%s: not complete after %.0f s, giving up", what, COLL_TEST_LIMIT_S);
+	MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* How a test completes one request. */
+enum coll_how { COLL_WAIT, COLL_TEST, COLL_WAITALL };
+
+/* Complete *req (the call `what`) as `how` says; a test loop gives up
+ * after COLL_TEST_LIMIT_S. The request must be MPI_REQUEST_NULL after. */
+static inline void coll_complete(MPI_Request *req, enum coll_how how, const char *what)
+{
+	MPI_Status st;
+	int flag = 0;
+	double t0;
+
+	switch (how) {
+	case COLL_WAIT:
+		MPI_Wait(req, &st);
+		break;
+	case COLL_TEST:
+		t0 = MPI_Wtime();
+		while (MPI_Test(req, &flag, &st), !flag)
+			if (MPI_Wtime() - t0 > COLL_TEST_LIMIT_S)
+				coll_too_long(what);
+		break;
+	default:
+		MPI_Waitall(1, req, &st);
+		break;
+	}
+	mtest_check(*req == MPI_REQUEST_NULL, "%s: request not MPI_REQUEST_NULL when complete",
+		    what);
+}
+
+#endif
