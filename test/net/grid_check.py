@@ -20,9 +20,10 @@ takes it down again when none is) against what its spec configures:
 - one TCP flow (iperf3, cubic, 4 s after 1 s of warm-up) reaches the configured
   rate: the path's narrowest rate as TCP payload (1448 of every 1514 bytes
   on the wire), or window/RTT where the hosts' TCP buffers limit it,
-  within 5% (10% for a window-limited flow, judged by the window the
-  kernel gave the flow, which iperf3 reports: the spec's `window` is what
-  its buffers gave on the kernel the spec was calibrated on);
+  within 5% (15% for a window-limited flow: the spec's window is what its
+  buffers gave on the kernel it was calibrated on, and how much a buffer
+  yields is the kernel's own accounting: 54000-byte buffers give two-sites
+  25.5-26.2 Mb/s at 5 ms on one kernel and 26.2-28.4 on another, 6.18);
 - P = 2 and 4 flows between distinct host pairs across the same emulated
   path reach min(P x the one flow measured, the path's rate) within 10%;
 - loss: UDP across the path loses the configured fraction within 20% of
@@ -119,32 +120,8 @@ def flow_target(topo, src, dst, r):
     if wins and r['rtt_ns']:
         wrate = min(wins) * 8 * 10**9 / r['rtt_ns']
         if not goodput or wrate < goodput:
-            return wrate, 0.10, f'window {min(wins)} B / RTT {r["rtt_ns"] / 1e6:.2f} ms'
+            return wrate, 0.15, f'window {min(wins)} B / RTT {r["rtt_ns"] / 1e6:.2f} ms'
     return goodput, 0.05, f'{mbit(r["rate"])} on the wire'
-
-
-def window_target(topo, src, dst, r, j, want, why):
-    """A window-limited flow's target from the window the kernel gave it.
-    A spec's `window` is what its buffers gave on the kernel it was
-    calibrated on; how much window a buffer yields is the kernel's business
-    (its skb truesize accounting: 54000-byte buffers give 32 KB on one and
-    35.5 KB on another), not the emulator's. So the flow is judged against
-    the window it had (the sender's view of the receiver's window, capped
-    by its congestion window, median over the measured seconds) over the
-    configured round trip; the spec's window is reported beside it."""
-    ws = [min(s['snd_wnd'], s['snd_cwnd']) for iv in j.get('intervals', [])
-          for s in iv.get('streams', [])[:1]
-          if not s.get('omitted') and s.get('snd_wnd') and s.get('snd_cwnd')]
-    if not ws or not r['rtt_ns']:
-        return want, why + ' (the kernel did not report the window)'
-    w = statistics.median(ws)
-    goodput = r['rate'] * MSS_FRAME if r['rate'] else 0
-    wrate = w * 8 * 10**9 / r['rtt_ns']
-    spec = min(topo['hosts'][h]['window'] for h in (src, dst) if topo['hosts'][h]['window'])
-    if goodput and goodput <= wrate:
-        return goodput, f'{mbit(r["rate"])} on the wire; window {w:.0f} B, spec {spec} B'
-    return wrate, (f'window {w:.0f} B as the kernel gave it (spec {spec} B) / '
-                   f'RTT {r["rtt_ns"] / 1e6:.2f} ms')
 
 
 def pairs(topo):
@@ -325,13 +302,10 @@ def check_flow(topo, src, dst, net):
         note(f'one flow {src}->{dst}: no rate configured on the path, not checked')
         return None
     try:
-        j = iperf([(src, dst, nic_on(topo, dst, net)['addr'])])[0]
+        got = tcp_rate(iperf([(src, dst, nic_on(topo, dst, net)['addr'])])[0])
     except (RuntimeError, subprocess.TimeoutExpired) as e:
         say(False, f'one flow {src}->{dst}: {e}')
         return None
-    got = tcp_rate(j)
-    if why.startswith('window'):
-        want, why = window_target(topo, src, dst, r, j, want, why)
     say(abs(got - want) <= tol * want,
         f'one flow {src}->{dst}: {mbit(got)}, configured {mbit(want)} ({why}) ± {tol:.0%}')
     return got
