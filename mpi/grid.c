@@ -22,9 +22,10 @@
  *            it) to the end of the last, and b_WAN(P) is the mean of the
  *            P lanes' rates (a path so fast that the messages complete in
  *            bursts, as on one host, is timed from the receives' post).
- * michi_info sets tcp_lane_min to 0 and wait_policy to block unless the
- * environment says otherwise (tools/michi_info.c): the tcp device's
- * second socket per peer would double what one lane gets, and ranks
+ * michi_info turns the tcp device's lanes off (its lane_min tunable 0)
+ * and sets wait_policy to block unless the environment says otherwise
+ * (tools/michi_info.c): the tcp device's second socket per peer would
+ * double what one lane gets, and ranks
  * spinning on shared cores would time each other's scheduling.
  */
 #include "mpiimpl.h"
