@@ -31,9 +31,9 @@
 
 /*
  * Totals since MPI_Init, and what each peer's frame numbers said at the
- * last fold. Allocated at the first fold after MPI_Init (the world size
- * is known then) and kept after MPI_Finalize, when the totals stay
- * readable.
+ * last fold. Sized at the first fold after MPI_Init and grown with the
+ * peers (processes of other jobs, mtmi_dyn.c); kept after MPI_Finalize,
+ * when the totals stay readable.
  */
 static struct {
 	int n;                    /* peers tracked; 0 before MPI_Init */
@@ -42,21 +42,26 @@ static struct {
 	uint64_t tx[DEV_MAX], rx[DEV_MAX];
 } acc;
 
-static int acc_setup(int n)
+/* Track peers acc.n .. n - 1 too, from frame number 0. */
+static int acc_grow(int n)
 {
+	size_t k = (size_t)n;
+	int8_t *dev = realloc(acc.dev_of, k * sizeof(*dev));
+	uint32_t *tx, *rx;
 	int p, i;
 
-	acc.dev_of = calloc((size_t)n, sizeof(*acc.dev_of));
-	acc.tx_last = calloc((size_t)n, sizeof(*acc.tx_last));
-	acc.rx_last = calloc((size_t)n, sizeof(*acc.rx_last));
-	if (!acc.dev_of || !acc.tx_last || !acc.rx_last) {
-		free(acc.dev_of);
-		free(acc.tx_last);
-		free(acc.rx_last);
-		memset(&acc, 0, sizeof(acc));
+	if (dev)
+		acc.dev_of = dev;
+	tx = realloc(acc.tx_last, k * sizeof(*tx));
+	if (tx)
+		acc.tx_last = tx;
+	rx = realloc(acc.rx_last, k * sizeof(*rx));
+	if (rx)
+		acc.rx_last = rx;
+	if (!dev || !tx || !rx)
 		return -1;
-	}
-	for (p = 0; p < n; p++) {
+	for (p = acc.n; p < n; p++) {
+		acc.tx_last[p] = acc.rx_last[p] = 0;
 		acc.dev_of[p] = -1;
 		for (i = 0; michi_devices[i] && i < DEV_MAX; i++)
 			if (michi_dev_for_peer[p] == michi_devices[i])
@@ -74,11 +79,9 @@ static void fold(void)
 
 	if (!mtmi_tx_seq || !mtmi_rx_seq || !michi_dev_for_peer || mtmi_nranks <= 0)
 		return;
-	if (!acc.n && acc_setup(mtmi_nranks) < 0)
+	if (mtmi_nranks > acc.n && acc_grow(mtmi_nranks) < 0)
 		return;
-	if (acc.n != mtmi_nranks)
-		return;
-	for (p = 0; p < acc.n; p++) {
+	for (p = 0; p < mtmi_nranks; p++) {
 		/* unsigned 32-bit differences: right across the wrap */
 		uint32_t dtx = mtmi_tx_seq[p] - acc.tx_last[p];
 		uint32_t drx = mtmi_rx_seq[p] - acc.rx_last[p];
