@@ -98,12 +98,47 @@ struct mtmi_req {
 /* A message matched by mtmi_improbe, waiting for mtmi_imrecv. */
 struct mtmi_msg;
 
+/*
+ * The devices, which the MPI core starts and stops through MTMI only
+ * (mtmi_dev.c). MPI_Init: mtmi_devices_start before the job's fence (each
+ * device opens its endpoints and puts its business card in the key-value
+ * space), mtmi_devices_post_fence after it (the cards of all ranks are
+ * readable: the devices' own step, the wait policy and the choice of one
+ * device per peer), then mtmi_init. MPI_Finalize: mtmi_finalize, the
+ * fence, mtmi_devices_stop, then mtmi_release.
+ */
+michi_status_t mtmi_devices_start(struct michi_job *job);
+michi_status_t mtmi_devices_post_fence(struct michi_job *job);
+michi_status_t mtmi_devices_stop(void);
+
 /* Init after the devices are up. Finalize waits for pending sends; the
  * engine still accepts frames until mtmi_release(), called after the
  * devices have closed. */
 michi_status_t mtmi_init(struct michi_job *job);
 michi_status_t mtmi_finalize(void);
 void mtmi_release(void);
+
+/*
+ * The devices built into the library, in the device table's order, for
+ * tools (MPI_T): the name of device i (0 up), NULL past the last
+ * (mtmi_dev.c). mtmi_dev_frames: the frames MTMI sent (received 0) or
+ * received (1) through device i since MPI_Init, kept after MPI_Finalize
+ * (mtmi_mpit.c, which also declares MTMI's own MPI_T variables: see
+ * util/tvars.h).
+ */
+const char *mtmi_dev_name(int i);
+uint64_t mtmi_dev_frames(int i, int received);
+
+/*
+ * How this host's processors are shared, as the devices' wait policy
+ * found after the fence (mtmi_devices_post_fence; mtmi_dev.c): the job's
+ * ranks on this host, the processors they may use, and whether the ranks
+ * outnumber them (waits then yield the processor early). For the MPI
+ * core's progress thread (mpi/async.c).
+ */
+int mtmi_host_ranks(void);
+int mtmi_host_cores(void);
+int mtmi_oversubscribed(void);
 /*
  * Processes of other jobs (mpi/dynproc.c: connect/accept, spawn, join), the
  * core's one door to the devices that reach them. They take peer indices
@@ -221,7 +256,7 @@ michi_status_t mtmi_wait(struct mtmi_req *r);
 void mtmi_idle(unsigned *spins);
 
 /*
- * Counters for tools (MPI_T performance variables, mpi/mpit_sources.c),
+ * Counters for tools (MPI_T performance variables, mtmi_mpit.c),
  * updated on out-of-line paths only, never on the inline send, receive
  * or wait paths. Read-only outside MTMI.
  */

@@ -272,6 +272,36 @@ mtmi_isend_dev(struct michi_device *d, const void *buf, size_t len, int peer,
 	return mtmi_isend_dev_hook(d, buf, len, peer, ctx_src, tag, r, 0);
 }
 
+/* The largest payload MTMI sends eagerly to peer (its device's limit). */
+static inline __attribute__((always_inline)) size_t mtmi_eager_limit(int peer)
+{
+	return michi_dev_for_peer[peer]->eager_limit;
+}
+
+/*
+ * The direct send: the byte device whose send() michi_dev_send() puts
+ * inline first (devices/device.h: tcp's sendmsg, the path of a device
+ * without in-place frames). A caller whose mtmi_eager_begin() refused
+ * asks mtmi_peer_direct(peer) whether that device serves peer, and then
+ * mtmi_isend_direct() compiles in that device's path alone, with no
+ * pointer to follow: the MPI core's Isend knows no device by name.
+ * mtmi_isend_direct is mtmi_isend_dev for that device: eager only (its
+ * eager limit is at least MTMI_COPY_INLINE_MAX), no on_complete hook.
+ */
+#define MTMI_DIRECT_DEV (&michi_device_tcp)
+
+static inline __attribute__((always_inline)) int mtmi_peer_direct(int peer)
+{
+	return michi_dev_for_peer[peer] == MTMI_DIRECT_DEV;
+}
+
+static inline __attribute__((always_inline)) michi_status_t
+mtmi_isend_direct(const void *buf, size_t len, int peer, uint64_t ctx_src, int tag,
+		  struct mtmi_req *r)
+{
+	return mtmi_isend_dev(MTMI_DIRECT_DEV, buf, len, peer, ctx_src, tag, r);
+}
+
 static inline __attribute__((always_inline)) michi_status_t
 mtmi_isend_iov(const void *buf, size_t len, int peer, int src_rank, int tag, uint32_t ctx,
 	       struct mtmi_req *r)

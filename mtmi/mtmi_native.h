@@ -35,6 +35,31 @@
  * NULL (the own-queue engine of mtmi_inline.h). */
 extern const struct michi_tag_ops *mtmi_tag MICHI_HIDDEN;
 
+/*
+ * The inline paths of the matching devices (michi_tag_send and
+ * michi_tag_recv compile one in for a constant `dev`, devices/device.h):
+ * MTMI_NATIVE_INLINES(X) is X(name, dev) for each device built with one,
+ * so that a caller compiles its native fast path once per device (plus
+ * once for MTMI_NATIVE_OPS, through the ops) without naming any, and
+ * chooses at MPI_Init the one that mtmi_native_inline() names (after
+ * mtmi_init; MTMI_NATIVE_OPS when no device with an inline path serves
+ * the job).
+ */
+#define MTMI_NATIVE_OPS MICHI_TAG_INLINE_NONE
+#if defined(HAVE_UCX) && !defined(MICHI_DEV_NO_INLINE)
+#define MTMI_NATIVE_INLINE_UCX_(X) X(ucx, MICHI_TAG_INLINE_UCX)
+#else
+#define MTMI_NATIVE_INLINE_UCX_(X)
+#endif
+#if defined(HAVE_OFI) && !defined(MICHI_DEV_NO_INLINE)
+#define MTMI_NATIVE_INLINE_OFI_(X) X(ofi, MICHI_TAG_INLINE_OFI)
+#else
+#define MTMI_NATIVE_INLINE_OFI_(X)
+#endif
+#define MTMI_NATIVE_INLINES(X) MTMI_NATIVE_INLINE_UCX_(X) MTMI_NATIVE_INLINE_OFI_(X)
+
+int mtmi_native_inline(void);   /* mtmi_dev.c */
+
 /* The context and source bits of a match tag: a communicator keeps its
  * sends' (mpi/: native_base), so that a send only adds the tag. */
 static inline __attribute__((always_inline)) uint64_t

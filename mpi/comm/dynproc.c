@@ -9,8 +9,8 @@
  * intercommunicator. The roots swap one record per member (its job key,
  * its rank in its job, its host and its tcp card), every member learns
  * the other group's records (a broadcast in its group) and makes each
- * process of another job a peer of the tcp device (devices/tcp/tcp_dyn.c
- * admits their hellos from then on); a process of our own job is its
+ * process of another job a peer through MTMI (mtmi_peer_add: the tcp
+ * device admits their hellos from then on); a process of our own job is its
  * world rank. A context id free on both sides comes from the usual
  * agreement (mpi/commops.c), the roots trading their maps over the same
  * socket.

@@ -52,7 +52,6 @@
 #define _GNU_SOURCE
 #include "mpiimpl.h"
 #include "pt2pt.h"
-#include "device.h"
 #include "schedule.h"
 #include "mtlock.h"
 
@@ -121,11 +120,11 @@ static void async_decide(void)
 			   async_progress);
 	if (sched_getaffinity(0, sizeof(set), &set) == 0)
 		mine = CPU_COUNT(&set);
-	if (michi_wait.cores >= 2 * michi_wait.ranks && mine >= 2)
+	if (mtmi_host_cores() >= 2 * mtmi_host_ranks() && mine >= 2)
 		async_mode = ASYNC_AUTO;
 	michi_debug("async progress %s: %d ranks here on %d processors, %d for this process",
-		    async_mode == ASYNC_AUTO ? "auto" : "off", michi_wait.ranks,
-		    michi_wait.cores, mine);
+		    async_mode == ASYNC_AUTO ? "auto" : "off", mtmi_host_ranks(),
+		    mtmi_host_cores(), mine);
 }
 
 /* A program thread waits and polls by itself (mtmi_wait_tick is fresh). */
@@ -148,7 +147,7 @@ static void async_pause(unsigned long long idle)
 		struct timespec ts = { 0, 20 * 1000 };
 
 		nanosleep(&ts, NULL);
-	} else if (idle > ASYNC_SPIN || michi_wait.oversubscribed) {
+	} else if (idle > ASYNC_SPIN || mtmi_oversubscribed()) {
 		sched_yield();
 	} else {
 		/* a little longer each idle poll: a polling thread on the
@@ -157,7 +156,7 @@ static void async_pause(unsigned long long idle)
 			michi_cpu_relax();
 	}
 	for (unsigned long i = 0; async_waiter(); i++) {
-		if (i > ASYNC_SPIN || michi_wait.oversubscribed)
+		if (i > ASYNC_SPIN || mtmi_oversubscribed())
 			sched_yield();
 		else
 			michi_cpu_relax();
@@ -213,7 +212,7 @@ static void async_linger(void)
 {
 	uint64_t end;
 
-	if (michi_wait.oversubscribed)
+	if (mtmi_oversubscribed())
 		return;
 	michi_mt_unlock();
 	end = michi_ticks() + async_linger_ticks;

@@ -10,7 +10,6 @@
  */
 #include "mpiimpl.h"
 #include "pmi.h"
-#include "device.h"
 #include "info.h"
 #include "attr.h"
 #include "mpit.h"
@@ -365,7 +364,7 @@ static int runtime_start(const char *fname, int required)
 	st = pmi_put(key, hostval);
 	if (st)
 		return init_fail(fname, st);
-	st = michi_devices_init(&job);
+	st = mtmi_devices_start(&job);
 	if (st)
 		return init_fail(fname, st);
 	st = pmi_fence();
@@ -381,7 +380,7 @@ static int runtime_start(const char *fname, int required)
 	for (i = 0; i < job.size; i++)
 		if (job.host_of[i] != job.host_of[0])
 			michi_state.single_host = 0;
-	st = michi_devices_post_fence(&job);
+	st = mtmi_devices_post_fence(&job);
 	if (st)
 		return init_fail(fname, st);
 	/* from what every rank of the host reads alike: the devices' count
@@ -452,7 +451,7 @@ int michi_runtime_down(const char *fname)
 		st = fst;
 	/* MPI_T counters read after MPI_Finalize include the last frames */
 	michi_pvar_snapshot();
-	michi_devices_finalize();
+	mtmi_devices_stop();
 	mtmi_release();
 	pmi_finalize();
 	michi_state.active = 0;

@@ -140,7 +140,7 @@ isend_start(struct michi_comm *c, const void *buf, size_t len, int dest, int tag
 	r->kind = MICHI_REQ_SEND;
 	r->comm = c;
 	r->m.on_complete = NULL;
-	if (iov && len <= michi_dev_for_peer[c->peers[dest]]->eager_limit)
+	if (iov && len <= mtmi_eager_limit(c->peers[dest]))
 		st = mtmi_isend_iov(buf, len, c->peers[dest], c->rank, tag, c->ctx, &r->m);
 	else
 		st = mtmi_isend_inline(buf, len, c->peers[dest], c->rank, tag, c->ctx, mode,
@@ -227,12 +227,13 @@ isend_checked(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 			   request, MTMI_MODE_STANDARD, "MPI_Isend", 0);
 }
 
-/* A checked eager send to a tcp peer: the fast path hands over what it
- * computed (in the argument registers it came with, so that the call
- * stays a jump), and only tcp's inline send is compiled in. */
+/* A checked eager send to a peer of MTMI's direct device
+ * (mtmi_peer_direct): the fast path hands over what it computed (in the
+ * argument registers it came with, so that the call stays a jump), and
+ * only that device's inline send is compiled in. */
 static __attribute__((noinline)) int
-isend_checked_tcp(const void *buf, size_t len, int peer, int tag, struct michi_comm *c,
-		  int unused, MPI_Request *request)
+isend_checked_direct(const void *buf, size_t len, int peer, int tag, struct michi_comm *c,
+		     int unused, MPI_Request *request)
 {
 	struct michi_request *r;
 	michi_status_t st;
@@ -244,7 +245,7 @@ isend_checked_tcp(const void *buf, size_t len, int peer, int tag, struct michi_c
 	r->kind = MICHI_REQ_SEND;
 	r->comm = c;
 	r->m.on_complete = NULL;
-	st = mtmi_isend_dev(&michi_device_tcp, buf, len, peer, michi_comm_ctx_src(c), tag, &r->m);
+	st = mtmi_isend_direct(buf, len, peer, michi_comm_ctx_src(c), tag, &r->m);
 	if (unlikely(st < 0)) {
 		michi_req_free(r);
 		return michi_start_error(c, st, "MPI_Isend");
@@ -370,13 +371,8 @@ irecv_native(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 	{ \
 		return irecv_native(buf, count, datatype, source, tag, comm, request, dev); \
 	}
-NATIVE_PT2PT(ops, MICHI_TAG_INLINE_NONE)
-#ifdef HAVE_UCX
-NATIVE_PT2PT(ucx, MICHI_TAG_INLINE_UCX)
-#endif
-#ifdef HAVE_OFI
-NATIVE_PT2PT(ofi, MICHI_TAG_INLINE_OFI)
-#endif
+NATIVE_PT2PT(ops, MTMI_NATIVE_OPS)
+MTMI_NATIVE_INLINES(NATIVE_PT2PT)
 
 /* Where MPI_Isend and MPI_Irecv send what their tag check refuses (named
  * for the dispatchers below). */
@@ -393,18 +389,13 @@ void michi_pt2pt_choose(void)
 		return;
 	isend_other = isend_native_ops;
 	irecv_other = irecv_native_ops;
-#ifdef HAVE_UCX
-	if (michi_tag_inline == MICHI_TAG_INLINE_UCX) {
-		isend_other = isend_native_ucx;
-		irecv_other = irecv_native_ucx;
+#define NATIVE_CHOOSE(name, dev) \
+	if (mtmi_native_inline() == (dev)) { \
+		isend_other = isend_native_##name; \
+		irecv_other = irecv_native_##name; \
 	}
-#endif
-#ifdef HAVE_OFI
-	if (michi_tag_inline == MICHI_TAG_INLINE_OFI) {
-		isend_other = isend_native_ofi;
-		irecv_other = irecv_native_ofi;
-	}
-#endif
+	MTMI_NATIVE_INLINES(NATIVE_CHOOSE)
+#undef NATIVE_CHOOSE
 }
 
 /* MPI_Isend over the byte devices, its tag checked (MPI_Isend below). */
@@ -435,9 +426,9 @@ static int isend_bytes(const void *buf, int count, MPI_Datatype datatype, int de
 	if (unlikely(len > MTMI_COPY_INLINE_MAX || !michi_slabs[MICHI_KIND_REQUEST].free))
 		goto checked;
 	if (unlikely(!mtmi_eager_begin(len, peer, &hp, &tok))) {
-		/* tcp's eager limit is at least MTMI_COPY_INLINE_MAX */
-		if (michi_dev_for_peer[peer] == &michi_device_tcp)
-			return isend_checked_tcp(buf, len, peer, tag, c, 0, request);
+		/* the direct device's eager limit is at least MTMI_COPY_INLINE_MAX */
+		if (mtmi_peer_direct(peer))
+			return isend_checked_direct(buf, len, peer, tag, c, 0, request);
 		goto checked_iov;
 	}
 	r = michi_obj_pop(MICHI_KIND_REQUEST);

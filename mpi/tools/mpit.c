@@ -7,7 +7,7 @@
  *
  * Control variables are the tunables table (util/michi.h), one per
  * MICHI_TUNABLE entry, in table order, named as the tunable is
- * ("shm_eager_limit"; the environment variable adds MICHI_ and upper
+ * ("mtmi_hash_buckets"; the environment variable adds MICHI_ and upper
  * case). Types map to MPI_INT (int), MPI_UNSIGNED_LONG (size),
  * MPI_DOUBLE (double), MPI_CHAR (string, read into a buffer of
  * MPIT_STRING_MAX characters) and MPI_INT with the enumeration
@@ -28,7 +28,8 @@
  * MPI_T_ERR_CVAR_SET_NOT_NOW is never returned: no variable becomes
  * writable again later.
  *
- * Performance variables come from mpi/mpit_sources.c. Counters are not
+ * Performance variables come from mpi/mpit_sources.c, which lists what
+ * MTMI and the devices declare beside their code (util/tvars.h). Counters are not
  * continuous: a handle counts from MPI_T_pvar_start, holds its value
  * while stopped, and can be reset or written (it then counts on from the
  * value written); two sessions count independently. Levels and high
@@ -37,9 +38,10 @@
  * object.
  *
  * Categories group the control variables by layer, from the tunable's
- * name (shm_*: "shm", rndv_* and mtmi_*: "mtmi", ...), and the
- * performance variables by device; "devices" holds the per-device
- * categories and "wait". A tunable of a new prefix gets a category of its
+ * name (rndv_* and mtmi_*: "mtmi", a device's <device>_*: the device's,
+ * ...), and the performance variables by device; "devices" holds the
+ * per-device categories, which the devices describe (util/tvars.h), and
+ * "wait". A tunable of a new prefix gets a category of its
  * own; categories with nothing in them are not listed. The set is fixed
  * at the first MPI_T_init_thread, so MPI_T_category_changed always gives
  * the same number.
@@ -54,6 +56,7 @@
  */
 #include "mpiimpl.h"
 #include "mpit.h"
+#include "tvars.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -92,11 +95,9 @@ static const struct {
 	/* the receiver alone decides to split a rendezvous */
 	{ "rndv_split_min", MPI_T_SCOPE_LOCAL },
 	{ "mtmi_finalize_timeout", MPI_T_SCOPE_LOCAL },
-	{ "tcp_finalize_timeout", MPI_T_SCOPE_LOCAL },
-	{ "tcp_connect_timeout", MPI_T_SCOPE_LOCAL },
-	{ "tcp_handshake_timeout", MPI_T_SCOPE_LOCAL },
-	{ "tcp_direct_poll", MPI_T_SCOPE_LOCAL },
 	{ "pmi_timeout", MPI_T_SCOPE_LOCAL },
+	/* and the devices' own, which each device declares beside its code
+	 * (util/tvars.h, michi_tvars_live): MPI_T_SCOPE_LOCAL */
 };
 
 /* Read at MPI_Init only, and every rank must set the same value. */
@@ -160,29 +161,69 @@ static const struct {
 } cat_rules[] = {
 	{ "mtmi_", "mtmi" }, { "rndv_", "mtmi" },
 	{ "device", "devices" },
-	{ "self_", "self" }, { "shm_", "shm" }, { "tcp_", "tcp" },
+	/* a device's tunables, <device>_*: the device's category (cvar_cat_name) */
 	{ "wait_", "wait" },
 	{ "coll_", "coll" },
 	{ "pmi_", "pmi" },
 	{ "launch_", "launch" }, { "proxy", "launch" }, { "kill_grace", "launch" },
 };
 
-static const struct {
+struct cat_desc {
 	const char *name, *parent, *desc;
-} cat_known[] = {
+};
+
+/* The categories listed first, in this order; after "devices", the
+ * devices that describe a category of their own (util/tvars.h), in the
+ * device table's order (cat_known_build). */
+#define CAT_DEVICES 2
+static const struct cat_desc cat_known_fixed[] = {
 	{ "mtmi", NULL, "MTMI, the matching layer: matching queues and the eager and "
 	  "rendezvous protocols over byte devices" },
 	{ "devices", NULL, "the devices and the choice of one device per peer" },
-	{ "self", "devices", "the self device: a rank sending to itself" },
-	{ "shm", "devices", "the shared-memory device between the ranks of one host" },
-	{ "tcp", "devices", "the tcp device, between hosts (or all ranks with device=tcp)" },
 	{ "wait", "devices", "how a rank with nothing to do waits: polls, yields, sleeps" },
 	{ "coll", NULL, "collective algorithms and their selection" },
 	{ "pmi", NULL, "the process manager client that bootstraps the job" },
 	{ "launch", NULL, "mpirun and its per-host proxies" },
 };
 
-#define CAT_KNOWN ((int)(sizeof(cat_known) / sizeof(cat_known[0])))
+#define CAT_FIXED ((int)(sizeof(cat_known_fixed) / sizeof(cat_known_fixed[0])))
+#define CAT_DEV_MAX 16
+
+static struct cat_desc cat_known[CAT_FIXED + CAT_DEV_MAX];
+static int cat_nknown;
+
+static void cat_known_build(void)
+{
+	const struct michi_tvars *t;
+	const char *d;
+	int i;
+
+	cat_nknown = 0;
+	for (i = 0; i < CAT_DEVICES; i++)
+		cat_known[cat_nknown++] = cat_known_fixed[i];
+	for (i = 0; (d = mtmi_dev_name(i)) != NULL && i < CAT_DEV_MAX; i++) {
+		t = michi_tvars_find(d);
+		if (t && t->desc)
+			cat_known[cat_nknown++] = (struct cat_desc){ t->owner, "devices", t->desc };
+	}
+	for (i = CAT_DEVICES; i < CAT_FIXED; i++)
+		cat_known[cat_nknown++] = cat_known_fixed[i];
+}
+
+/* A device's tunable, <device>_*: the device's category. */
+static const char *cvar_dev_cat(const char *tname)
+{
+	const char *d;
+	size_t n;
+	int i;
+
+	for (i = 0; (d = mtmi_dev_name(i)) != NULL; i++) {
+		n = strlen(d);
+		if (strncmp(tname, d, n) == 0 && tname[n] == '_' && michi_tvars_find(d))
+			return d;
+	}
+	return NULL;
+}
 
 static int rule_match(const char *prefix, const char *name)
 {
@@ -211,12 +252,16 @@ static const char *cvar_cat_name(const char *tname)
 {
 	static const char *owned[64];
 	static int nowned;
+	const char *dev;
 	size_t i, len;
 	char *s;
 
 	for (i = 0; i < sizeof(cat_rules) / sizeof(cat_rules[0]); i++)
 		if (rule_match(cat_rules[i].prefix, tname))
 			return cat_rules[i].cat;
+	dev = cvar_dev_cat(tname);
+	if (dev)
+		return dev;
 	/* a prefix nobody listed: its first word */
 	len = strcspn(tname, "_");
 	for (i = 0; i < (size_t)nowned; i++)
@@ -260,20 +305,21 @@ static int tables_build(void)
 	MICHI_ASSERT_ALWAYS(nevents <= EVENTS_MAX);
 
 	/* every category could be new: one per variable plus the known ones */
-	max = CAT_KNOWN + ncvars + npvars + nevents;
+	cat_known_build();
+	max = cat_nknown + ncvars + npvars + nevents;
 	tmp = calloc((size_t)max, sizeof(*tmp));
 	keep = int_list(max);
 	newidx = int_list(max);
 	if (!tmp || !keep || !newidx)
 		goto err_nomem;
 	ntmp = 0;
-	for (i = 0; i < CAT_KNOWN; i++) {
+	for (i = 0; i < cat_nknown; i++) {
 		tmp[ntmp].name = cat_known[i].name;
 		tmp[ntmp].desc = cat_known[i].desc;
 		tmp[ntmp].parent = -1;
 		ntmp++;
 	}
-	for (i = 0; i < CAT_KNOWN; i++)
+	for (i = 0; i < cat_nknown; i++)
 		if (cat_known[i].parent)
 			tmp[i].parent = cat_find_add(tmp, &ntmp, cat_known[i].parent);
 	for (i = 0; i < max; i++) {
@@ -452,7 +498,7 @@ static int cvar_live_scope(const char *name)
 	for (i = 0; i < sizeof(cvar_live) / sizeof(cvar_live[0]); i++)
 		if (strcmp(cvar_live[i].name, name) == 0)
 			return cvar_live[i].scope;
-	return 0;
+	return michi_tvars_live(name) ? MPI_T_SCOPE_LOCAL : 0;
 }
 
 static int cvar_scope(const struct michi_tunable *t)

@@ -20,7 +20,7 @@ struct michi_pvar {
 	int verbosity;        /* MPI_T_VERBOSITY_* */
 	const char *category; /* name of the category that lists it */
 	uint64_t (*read)(int arg);
-	int arg;              /* e.g. the device's index in michi_devices[] */
+	int arg;              /* e.g. the device's index in the device table */
 };
 
 /* The performance variables, built on the first call; returns how many. */
@@ -30,6 +30,13 @@ int michi_pvar_table(const struct michi_pvar **tab);
  * layers below still exist: MPI_Finalize calls it before it closes the
  * devices, so that counters read afterwards include the last frames. */
 void michi_pvar_snapshot(void);
+
+/* What the layers below declared beside their code (util/tvars.h): the
+ * declaration of owner (a device's name, "mtmi"), or NULL; whether a
+ * tunable is one that its layer reads again at every use. */
+struct michi_tvars;
+const struct michi_tvars *michi_tvars_find(const char *owner);
+int michi_tvars_live(const char *tunable);
 
 /* An enumeration of MPI_T (MPI_T_enum points at one). */
 struct michi_t_enum_item {
