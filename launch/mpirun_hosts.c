@@ -15,7 +15,7 @@ int mr_is_local(const char *h)
 	       (strlen(h) == short_len && !strncmp(h, me, short_len));
 }
 
-/* A site name as the library takes it (mpi/site.c): 1 to 63 printable
+/* A site name as the library takes it (mpi/coll/site.c): 1 to 63 printable
  * characters without space, '|' or '='. */
 static int mr_site_ok(const char *s, size_t len)
 {

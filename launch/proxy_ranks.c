@@ -174,7 +174,7 @@ static void proxy_child(struct proxy_rank *r, const struct proxy_app *a,
 	if (px.host && *px.host)
 		setenv("MICHI_HOSTNAME", px.host, 1);
 	/* the host's site from the hostfile or --host H@SITE: over what
-	 * the environment or -env says (mpi/site.c) */
+	 * the environment or -env says (mpi/coll/site.c) */
 	if (px.site && *px.site)
 		setenv("MICHI_SITE", px.site, 1);
 	unsetenv("PMI_PORT");

@@ -7,7 +7,7 @@
  * description, its performance variables (name, description, a getter)
  * and the tunables it reads again at every use.
  *
- * mpi/mpit_sources.c lists a device's variables after the frame counters
+ * mpi/tools/mpit_sources.c lists a device's variables after the frame counters
  * that MTMI keeps for it, devices in the device table's order
  * (mtmi_dev_name), then the other owners' (MTMI's). A getter is called
  * before MPI_Init and after MPI_Finalize too: it answers 0 until its
@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* MPI_T_PVAR_CLASS_* (mpi/mpit_sources.c maps them) */
+/* MPI_T_PVAR_CLASS_* (mpi/tools/mpit_sources.c maps them) */
 enum michi_tvar_class {
 	MICHI_TVAR_COUNTER,        /* grows from MPI_Init on */
 	MICHI_TVAR_LEVEL,          /* read as it is */
@@ -53,7 +53,7 @@ struct michi_tvars {
 	 * layer's ("mtmi"): the category that lists the variables */
 	const char *owner;
 	/* a device's category description (the category sits under
-	 * "devices"), or NULL: mpi/mpit.c describes it generically */
+	 * "devices"), or NULL: mpi/tools/mpit.c describes it generically */
 	const char *desc;
 	const struct michi_tvar_pvar *pvars;
 	int npvars;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mpi/grid.c: the MPI layer's part of the lanes' parameters
+ * mpi/coll/grid.c: the MPI layer's part of the lanes' parameters
  * (coll/lanes_params.h): the sites' names, the grid profile that
  * MICHI_GRID_PROFILE names (read here, by comm rank 0 only, and handed to
  * coll/ as text, which agrees it with every rank), and the calibration

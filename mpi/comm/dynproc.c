@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mpi/dynproc.c: MPI's process creation and management: ports,
+ * mpi/comm/dynproc.c: MPI's process creation and management: ports,
  * MPI_Comm_accept/connect, MPI_Comm_join, MPI_Comm_spawn(_multiple),
  * MPI_Comm_get_parent, MPI_Comm_disconnect and the name service.
  *
@@ -12,7 +12,7 @@
  * process of another job a peer through MTMI (mtmi_peer_add: the tcp
  * device admits their hellos from then on); a process of our own job is its
  * world rank. A context id free on both sides comes from the usual
- * agreement (mpi/commops.c), the roots trading their maps over the same
+ * agreement (mpi/comm/comm_create.c), the roots trading their maps over the same
  * socket.
  *
  * - A port (MPI_Open_port) is a listening socket of the process that

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mpi/async.c: the progress thread of nonblocking collectives.
+ * mpi/env/async.c: the progress thread of nonblocking collectives.
  *
  * Progress happens inside MPI calls (docs/design.md §2), so a nonblocking
  * collective moves only while its rank is in MPI: one started before a

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mpi/init.c: MPI_Init and MPI_Finalize, and the environment queries.
+ * mpi/env/init.c: MPI_Init and MPI_Finalize, and the environment queries.
  *
  * Bootstrap order: tunables and logging, the object arena, the PMI client
  * (or a singleton), the job key and host map through the key-value space,
@@ -30,7 +30,7 @@ struct michi_comm michi_comm_world, michi_comm_self;
 static struct pmi_info pmi;
 static struct michi_job job;
 static int self_peer;
-static const char *my_site;   /* MICHI_SITE, "": none (mpi/site.c) */
+static const char *my_site;   /* MICHI_SITE, "": none (mpi/coll/site.c) */
 
 static michi_status_t kvs_put(const char *key, const char *val)
 {
@@ -102,7 +102,7 @@ static michi_status_t job_key_get(int have)
 
 /*
  * Host map: every rank publishes "HOST|SITE", its host name and its site
- * name (empty: none; mpi/site.c), under one key; equal host names share a
+ * name (empty: none; mpi/coll/site.c), under one key; equal host names share a
  * host. The site is split off at the last '|' (site names have none).
  */
 static michi_status_t host_map_build(void)
@@ -258,7 +258,7 @@ int michi_gate(const char *fname)
 /*
  * The runtime (devices, MTMI, the predefined communicators) serves the
  * world model (MPI_Init to MPI_Finalize) and every session (MPI-4.0
- * sessions, mpi/session.c): the first of them starts it, the last one to
+ * sessions, mpi/comm/session.c): the first of them starts it, the last one to
  * end shuts it down. It cannot start again in the same process (the
  * launcher's PMI connection is gone by then).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mpi/pt2pt.c: the point-to-point calls.
+ * mpi/pt2pt/pt2pt.c: the point-to-point calls.
  *
  * Each call checks its arguments (compiled out without error checking),
  * resolves the communicator and becomes one MTMI call. Blocking calls keep
@@ -413,7 +413,7 @@ static int isend_bytes(const void *buf, int count, MPI_Datatype datatype, int de
 	int peer;
 
 	/* outside MPI_Init..MPI_Finalize every communicator's size is 0
-	 * (mpi/init.c), so the rank check also sends those calls on */
+	 * (mpi/env/init.c), so the rank check also sends those calls on */
 	if (unlikely(!c || !request || !buf || count < 0 ||
 		     (unsigned)dest >= (unsigned)c->size ||
 		     !michi_dt_builtin_valid(datatype)))

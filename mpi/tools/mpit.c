@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mpi/mpit.c: the MPI tool information interface (MPI_T, MPI-4.0
+ * mpi/tools/mpit.c: the MPI tool information interface (MPI_T, MPI-4.0
  * chapter 15): control variables, performance variables and their
  * sessions, categories. Events and their sources are in
- * mpi/mpit_events.c; the categories list them too.
+ * mpi/tools/mpit_events.c; the categories list them too.
  *
  * Control variables are the tunables table (util/michi.h), one per
  * MICHI_TUNABLE entry, in table order, named as the tunable is
@@ -28,7 +28,7 @@
  * MPI_T_ERR_CVAR_SET_NOT_NOW is never returned: no variable becomes
  * writable again later.
  *
- * Performance variables come from mpi/mpit_sources.c, which lists what
+ * Performance variables come from mpi/tools/mpit_sources.c, which lists what
  * MTMI and the devices declare beside their code (util/tvars.h). Counters are not
  * continuous: a handle counts from MPI_T_pvar_start, holds its value
  * while stopped, and can be reset or written (it then counts on from the

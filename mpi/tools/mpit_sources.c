@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mpi/mpit_sources.c: the MPI_T performance variables, from what the
+ * mpi/tools/mpit_sources.c: the MPI_T performance variables, from what the
  * layers below declare beside their code (util/tvars.h): MTMI's
  * (mtmi/mtmi_mpit.c) and each device's (devices/<dev>/<dev>_mpit.c).
  * Nothing here knows a device or reads a layer's state: the table is,
