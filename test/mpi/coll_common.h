@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test/mpi/coll_common.h: what the collective tests share (coll_basic.c,
- * coll_nb.c, coll_neighbor.c): int buffers, the layouts of the v and
- * alltoallv tests, and completing one request by MPI_Wait, a bounded
- * MPI_Test loop or MPI_Waitall. Include after mtest.h; public MPI only,
- * so that the MPICH-ABI pass builds it too.
+ * coll_nb.c, coll_neighbor.c, coll_sweep.c): int buffers, the layouts
+ * of the v and alltoallv tests, and completing one request by MPI_Wait, a
+ * bounded MPI_Test loop or MPI_Waitall. Include after mtest.h; public MPI
+ * only, so that the MPICH-ABI pass builds it too. A test may define
+ * COLL_TEST_LIMIT_S before including it.
  */
 #ifndef COLL_COMMON_H
 #define COLL_COMMON_H
 
+#include <sched.h>
 #include <string.h>
 
+#ifndef COLL_TEST_LIMIT_S
 #define COLL_TEST_LIMIT_S 30.0	/* give up on a polling loop after this */
+#endif
 
 /* n ints (at least one, so that an empty buffer has an address) */
 static inline int *coll_iarr(long n)
@@ -80,7 +84,9 @@ static inline void coll_too_long(const char *what)
 }
 
 /* How a test completes one request. */
-enum coll_how { COLL_WAIT, COLL_TEST, COLL_WAITALL };
+enum coll_how { COLL_WAIT, COLL_TEST, COLL_WAITALL, COLL_NHOW };
+static const char *const coll_how_names[COLL_NHOW] = { "MPI_Wait", "MPI_Test loop",
+						       "MPI_Waitall" };
 
 /* Complete *req (the call `what`) as `how` says; a test loop gives up
  * after COLL_TEST_LIMIT_S. The request must be MPI_REQUEST_NULL after. */
@@ -96,9 +102,13 @@ static inline void coll_complete(MPI_Request *req, enum coll_how how, const char
 		break;
 	case COLL_TEST:
 		t0 = MPI_Wtime();
-		while (MPI_Test(req, &flag, &st), !flag)
+		/* yielding: a rank that spins here takes the core from the
+		 * ranks it waits for when they outnumber the cores */
+		while (MPI_Test(req, &flag, &st), !flag) {
 			if (MPI_Wtime() - t0 > COLL_TEST_LIMIT_S)
 				coll_too_long(what);
+			sched_yield();
+		}
 		break;
 	default:
 		MPI_Waitall(1, req, &st);

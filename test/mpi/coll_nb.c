@@ -96,9 +96,8 @@ struct lay {
 	long ext;	/* extent of count x dt, in ints */
 };
 
-/* completion of one request, and of several outstanding together */
-enum { M_WAIT, M_TEST, M_WAITALL, NMODES };
-static const char *const mode_names[NMODES] = { "MPI_Wait", "MPI_Test loop", "MPI_Waitall" };
+/* completion of one request (enum coll_how), and of several outstanding
+ * together */
 enum { H_WAITALL, H_WAITANY, H_TESTSOME, H_REVERSE, NHOWS };
 static const char *const how_names[NHOWS] = { "outstanding together, one MPI_Waitall",
 					      "outstanding together, MPI_Waitany",
@@ -200,7 +199,8 @@ static void red_fold(int op, int lo, int hi, long u, int seed, int *out)
 
 struct job {
 	/* set by the caller (mkjob gives defaults) */
-	int k, blocking, cnt, root, ip, op, sl, rl, mode;
+	int k, blocking, cnt, root, ip, op, sl, rl;
+	enum coll_how mode;
 	MPI_Comm comm;
 	const char *cname, *done;
 	/* set by job_setup */
@@ -230,7 +230,7 @@ static struct job mkjob(int k, int cnt, int root, int ip)
 	j.op = O_SUM;
 	j.sl = j.rl = L_INT;
 	j.seed = next_seed++;	/* same on every rank: mkjob runs in the same order */
-	j.mode = next_mode++ % NMODES;
+	j.mode = (enum coll_how)(next_mode++ % COLL_NHOW);
 	j.comm = MPI_COMM_WORLD;
 	j.cname = "MPI_COMM_WORLD";
 	return j;
@@ -254,7 +254,7 @@ static const char *desc(const struct job *j)
 		at += snprintf(buf + at, sizeof(buf) - at, ", %s to %s", lay_names[j->sl],
 			       lay_names[j->rl]);
 	if (!j->blocking)
-		snprintf(buf + at, sizeof(buf) - at, ", %s", j->done ? j->done : mode_names[j->mode]);
+		snprintf(buf + at, sizeof(buf) - at, ", %s", j->done ? j->done : coll_how_names[j->mode]);
 	return buf;
 }
 
@@ -673,8 +673,7 @@ static void job_free(struct job *j)
 
 static void complete(struct job *j)
 {
-	coll_complete(&j->req, j->mode == M_WAIT ? COLL_WAIT : j->mode == M_TEST ? COLL_TEST :
-			       COLL_WAITALL, desc(j));
+	coll_complete(&j->req, j->mode, desc(j));
 }
 
 static void run(struct job j)
@@ -917,7 +916,7 @@ static void test_p2p_overlap(void)
 		MPI_Request *pr = mtest_malloc(2 * n * sizeof(MPI_Request));
 		MPI_Status *st = mtest_malloc(2 * n * sizeof(MPI_Status));
 
-		j.mode = round % 3 == 2 ? M_TEST : M_WAIT;
+		j.mode = round % 3 == 2 ? COLL_TEST : COLL_WAIT;
 		memset(seen, 0, n * sizeof(int));
 		for (int k = 0; k < n; k++)
 			fillblk(out + (long)k * cnt, 1, cnt, me, k, pseed);
@@ -1045,7 +1044,7 @@ static void test_no_early(void)
 	for (size_t x = 0; x < sizeof(ek) / sizeof(ek[0]); x++) {
 		struct job j = mkjob(ek[x], 7, ek[x] == K_BCAST ? last : 0, 0);
 
-		j.mode = M_WAIT;
+		j.mode = COLL_WAIT;
 		job_setup(&j);
 		if (me == last) {
 			MPI_Recv(NULL, 0, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
