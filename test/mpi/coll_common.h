@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test/mpi/coll_common.h: what the collective tests share (coll_basic.c,
- * coll_nb.c, coll_neighbor.c, coll_sweep.c): int buffers, the layouts
- * of the v and alltoallv tests, and completing one request by MPI_Wait, a
+ * coll_nb.c, coll_neighbor.c, coll_sweep.c): the values of blocks, int
+ * buffers and the check that a send buffer stayed, the layouts of the v
+ * and alltoallv tests, and completing one request by MPI_Wait, a
  * bounded MPI_Test loop or MPI_Waitall. Include after mtest.h; public MPI
  * only, so that the MPICH-ABI pass builds it too. A test may define
  * COLL_TEST_LIMIT_S before including it.
@@ -11,11 +12,28 @@
 #define COLL_COMMON_H
 
 #include <sched.h>
+#include <stdint.h>
 #include <string.h>
 
 #ifndef COLL_TEST_LIMIT_S
 #define COLL_TEST_LIMIT_S 30.0	/* give up on a polling loop after this */
 #endif
+
+/* element i of the block rank `from` gives rank `to` (or block `to`; 0
+ * where all get the same), different per call (seed): a hash, so that
+ * blocks of different calls or of different peers never look alike; 24
+ * bits, so never -1 or -2 (the fillers of buffers) */
+static inline int coll_hval(int from, int to, long i, int seed)
+{
+	uint64_t x = (uint64_t)(from + 1) * 0x9e3779b97f4a7c15ull;
+
+	x ^= (uint64_t)(to + 1) * 0xc2b2ae3d27d4eb4full + (uint64_t)i * 0x165667b19e3779f9ull;
+	x ^= (uint64_t)seed * 0xd6e8feb86659fd93ull;
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 29;
+	return (int)(x & 0xffffff);
+}
 
 /* n ints (at least one, so that an empty buffer has an address) */
 static inline int *coll_iarr(long n)
@@ -75,6 +93,19 @@ static inline long coll_a2av_layout(int n, int cnt, int me, int mode, int *vc, i
 		at += vc[k] + 2;
 	}
 	return at;
+}
+
+/* the send buffer s of n ints must be as it was (s0) after the call
+ * `what`; reports the first int that changed */
+static inline void coll_check_sendbuf(const int *s, const int *s0, long n, const char *what)
+{
+	for (long i = 0; i < n; i++) {
+		if (s[i] != s0[i]) {
+			mtest_error("%s: send buffer int %ld changed from %d to %d", what, i, s0[i],
+				    s[i]);
+			return;
+		}
+	}
 }
 
 static inline void coll_too_long(const char *what)

@@ -45,6 +45,7 @@
  * at 9 ranks on two cores take longer than the other tests' calls */
 #define COLL_TEST_LIMIT_S 60.0
 #include "coll_common.h"
+#include "coll_kinds.h"
 #include "coll_ops.h"
 
 #define MI (1 << 20)
@@ -61,63 +62,15 @@ static const int counts_full[] = { 0, 1, 2, 3, 7, 8, 9, 16, 17, 63, 64, 65, 127,
 static const int counts_quick[] = { 0, 1, 3, 8, 17, 64, 65, 1000, 1024, 1025, 16385, 65537,
 				    262143, 1048576 };
 
-enum kind {
-	K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_GATHER, K_GATHERV, K_SCATTER,
-	K_SCATTERV, K_ALLGATHER, K_ALLGATHERV, K_ALLTOALL, K_ALLTOALLV, K_ALLTOALLW,
-	K_RS, K_RSB, K_SCAN, K_EXSCAN, NKINDS
-};
-
-static const struct {
-	const char *bname, *nbname, *key;
-	int rooted;
-	int inplace;	/* MPI_IN_PLACE: 0 never, 1 on every rank, 2 at the root */
-	int red;	/* a reduction: takes an op */
-	int a2a;	/* its buffers grow with the ranks: at most MI ints per rank */
-} kinds[NKINDS] = {
-	[K_BARRIER] = { "MPI_Barrier", "MPI_Ibarrier", "barrier", 0, 0, 0, 0 },
-	[K_BCAST] = { "MPI_Bcast", "MPI_Ibcast", "bcast", 1, 0, 0, 0 },
-	[K_REDUCE] = { "MPI_Reduce", "MPI_Ireduce", "reduce", 1, 2, 1, 0 },
-	[K_ALLREDUCE] = { "MPI_Allreduce", "MPI_Iallreduce", "allreduce", 0, 1, 1, 0 },
-	[K_GATHER] = { "MPI_Gather", "MPI_Igather", "gather", 1, 2, 0, 1 },
-	[K_GATHERV] = { "MPI_Gatherv", "MPI_Igatherv", "gatherv", 1, 2, 0, 1 },
-	[K_SCATTER] = { "MPI_Scatter", "MPI_Iscatter", "scatter", 1, 2, 0, 1 },
-	[K_SCATTERV] = { "MPI_Scatterv", "MPI_Iscatterv", "scatterv", 1, 2, 0, 1 },
-	[K_ALLGATHER] = { "MPI_Allgather", "MPI_Iallgather", "allgather", 0, 1, 0, 1 },
-	[K_ALLGATHERV] = { "MPI_Allgatherv", "MPI_Iallgatherv", "allgatherv", 0, 1, 0, 1 },
-	[K_ALLTOALL] = { "MPI_Alltoall", "MPI_Ialltoall", "alltoall", 0, 1, 0, 1 },
-	[K_ALLTOALLV] = { "MPI_Alltoallv", "MPI_Ialltoallv", "alltoallv", 0, 1, 0, 1 },
-	[K_ALLTOALLW] = { "MPI_Alltoallw", "MPI_Ialltoallw", "alltoallw", 0, 1, 0, 1 },
-	[K_RS] = { "MPI_Reduce_scatter", "MPI_Ireduce_scatter", "reduce_scatter", 0, 1, 1, 0 },
-	[K_RSB] = { "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block",
-		    "reduce_scatter_block", 0, 1, 1, 0 },
-	[K_SCAN] = { "MPI_Scan", "MPI_Iscan", "scan", 0, 1, 1, 0 },
-	[K_EXSCAN] = { "MPI_Exscan", "MPI_Iexscan", "exscan", 0, 1, 1, 0 },
-};
-
 static int quick, trace;
 static char only[512];		/* ",name,name," of COLL_SWEEP_ONLY, or empty */
 static char algo_env[1024];	/* the MICHI_COLL_* variables, for the messages */
 
 /* The filler of receive buffers (-1) and of the holes of send buffers
- * (-2); val() never gives either (the sums may, which only changes the
+ * (-2); coll_hval() never gives either (the sums may, which only changes the
  * hint in a message). */
 #define FILL_R (-1)
 #define FILL_S (-2)
-
-/* element i of the block rank `from` gives rank `to` (to 0 where all get
- * the same), different per call: a hash, so that blocks of different calls
- * or of different peers never look alike; 24 bits */
-static inline int val(int from, int to, long i, int seed)
-{
-	uint64_t x = (uint64_t)(from + 1) * 0x9e3779b97f4a7c15ull;
-
-	x ^= (uint64_t)(to + 1) * 0xc2b2ae3d27d4eb4full + (uint64_t)i * 0x165667b19e3779f9ull;
-	x ^= (uint64_t)seed * 0xd6e8feb86659fd93ull;
-	x ^= x >> 31;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 29;
-	return (int)(x & 0xffffff);
-}
 
 /* ---- layouts of moved data ---------------------------------------------- */
 
@@ -151,10 +104,10 @@ static void fillblk(int *p, const struct lay *L, long cnt, int from, int to, int
 {
 	if (L->nd == 1)
 		for (long i = 0; i < cnt; i++)
-			p[i] = val(from, to, i, seed);
+			p[i] = coll_hval(from, to, i, seed);
 	else
 		for (long i = 0; i < cnt; i++)
-			p[lay_pos(L, i)] = val(from, to, i, seed);
+			p[lay_pos(L, i)] = coll_hval(from, to, i, seed);
 }
 
 /* ---- reduction ops ------------------------------------------------------- */
@@ -271,7 +224,7 @@ static inline void red_in(int op, int r, long u, int seed, int *out)
 			sum_hg(u * o->nd + q, seed, &h, &g);
 			v = (int)(h + (uint32_t)r * g);
 		} else {
-			v = val(r, 0, u * o->nd + q, seed);
+			v = coll_hval(r, 0, u * o->nd + q, seed);
 			if (op == O_MAT)
 				v %= (int)PRIME;
 			else if (q == 0)	/* O_AFF: an odd factor */
@@ -732,13 +685,7 @@ static void job_check(struct job *j)
 			break;
 		}
 	}
-	for (long i = 0; i < j->ss; i++) {
-		if (j->s[i] != j->s0[i]) {
-			mtest_error("%s: send buffer int %ld changed from %d to %d", desc(j), i,
-				    j->s0[i], j->s[i]);
-			break;
-		}
-	}
+	coll_check_sendbuf(j->s, j->s0, j->ss, desc(j));
 	free(e);
 }
 
