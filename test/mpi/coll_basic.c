@@ -104,18 +104,26 @@ static void test_allreduce(int cnt, int inplace, int seed)
 	free(r);
 }
 
+/* the blocks of the n ranks: the v layout of coll_common.h (v), or cnt
+ * ints each back to back; returns the span in ints */
+static long blocks(int n, int cnt, int v, int *vc, int *vd)
+{
+	if (v)
+		return coll_vlayout(n, cnt, vc, vd);
+	for (int i = 0; i < n; i++)
+		vc[i] = cnt, vd[i] = i * cnt;
+	return (long)cnt * n;
+}
+
 static void test_gather(int cnt, int root, int v, int inplace, int seed)
 {
 	int n = mtest_size, me = mtest_rank;
 	int *vc = mtest_malloc(n * sizeof(int)), *vd = mtest_malloc(n * sizeof(int));
-	long span = v ? coll_vlayout(mtest_size, cnt, vc, vd) : (long)cnt * n;
+	long span = blocks(n, cnt, v, vc, vd);
 	int mine = v ? vc[me] : cnt;
 	int *s = mtest_malloc(mine * sizeof(int)), *r = mtest_malloc(span * sizeof(int));
 	const void *sb = s;
 
-	if (!v)
-		for (int i = 0; i < n; i++)
-			vc[i] = cnt, vd[i] = i * cnt;
 	fill(s, mine, me, seed);
 	memset(r, 0xff, span * sizeof(int));
 	if (inplace && me == root) {
@@ -147,15 +155,12 @@ static void test_scatter(int cnt, int root, int v, int inplace, int seed)
 {
 	int n = mtest_size, me = mtest_rank;
 	int *vc = mtest_malloc(n * sizeof(int)), *vd = mtest_malloc(n * sizeof(int));
-	long span = v ? coll_vlayout(mtest_size, cnt, vc, vd) : (long)cnt * n;
+	long span = blocks(n, cnt, v, vc, vd);
 	int mine = v ? vc[me] : cnt;
 	int *s = mtest_malloc(span * sizeof(int)), *r = mtest_malloc(mine * sizeof(int));
 	void *rb = r;
 	long bad;
 
-	if (!v)
-		for (int i = 0; i < n; i++)
-			vc[i] = cnt, vd[i] = i * cnt;
 	if (me == root)
 		for (int k = 0; k < n; k++)
 			fill(s + vd[k], vc[k], k, seed);
@@ -179,14 +184,11 @@ static void test_allgather(int cnt, int v, int inplace, int seed)
 {
 	int n = mtest_size, me = mtest_rank;
 	int *vc = mtest_malloc(n * sizeof(int)), *vd = mtest_malloc(n * sizeof(int));
-	long span = v ? coll_vlayout(mtest_size, cnt, vc, vd) : (long)cnt * n;
+	long span = blocks(n, cnt, v, vc, vd);
 	int mine = v ? vc[me] : cnt;
 	int *s = mtest_malloc(mine * sizeof(int)), *r = mtest_malloc(span * sizeof(int));
 	const void *sb = s;
 
-	if (!v)
-		for (int i = 0; i < n; i++)
-			vc[i] = cnt, vd[i] = i * cnt;
 	fill(s, mine, me, seed);
 	memset(r, 0xff, span * sizeof(int));
 	if (inplace) {

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test/mpi/coll_common.h: what the collective tests share (coll_basic.c,
- * coll_nb.c, coll_neighbor.c, coll_sweep.c): the values of blocks, int
- * buffers and the check that a send buffer stayed, the layouts of the v
- * and alltoallv tests, and completing one request by MPI_Wait, a
- * bounded MPI_Test loop or MPI_Waitall. Include after mtest.h; public MPI
- * only, so that the MPICH-ABI pass builds it too. A test may define
+ * coll_nb.c, coll_neighbor.c, coll_sweep.c, coll_lanes.c, coll_sites.c):
+ * the values of blocks, int buffers and the check that a send buffer
+ * stayed, the layouts of the v and alltoallv tests, completing one
+ * request by MPI_Wait, a bounded MPI_Test loop or MPI_Waitall, and
+ * setting a control variable. Include after mtest.h; public MPI only, so
+ * that the MPICH-ABI pass builds it too. A test may define
  * COLL_TEST_LIMIT_S before including it.
  */
 #ifndef COLL_COMMON_H
@@ -106,6 +107,23 @@ static inline void coll_check_sendbuf(const int *s, const int *s0, long n, const
 			return;
 		}
 	}
+}
+
+/* set the int control variable `name` (MPI_T, initialized); returns an
+ * MPI error code */
+static inline int coll_cvar_write_int(const char *name, int v)
+{
+	MPI_T_cvar_handle h;
+	int i = -1, count = 0, rc = MPI_T_cvar_get_index(name, &i);
+
+	if (rc != MPI_SUCCESS)
+		return rc;
+	rc = MPI_T_cvar_handle_alloc(i, NULL, &h, &count);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	rc = MPI_T_cvar_write(h, &v);
+	MPI_T_cvar_handle_free(&h);
+	return rc;
 }
 
 static inline void coll_too_long(const char *what)
