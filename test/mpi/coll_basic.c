@@ -7,11 +7,9 @@
  * (small counts), MINLOC/MAXLOC with ties on all pair types, and op/type
  * pairs MPI leaves undefined, which must fail with MPI_ERR_OP.
  */
-#include <complex.h>
-#include <stdbool.h>
-
 #include "mtest.h"
 #include "coll_common.h"
+#include "coll_ops.h"
 
 static const int counts[] = { 0, 1, 7, 1000, 100000 };
 #define NCOUNTS (int)(sizeof(counts) / sizeof(counts[0]))
@@ -106,18 +104,26 @@ static void test_allreduce(int cnt, int inplace, int seed)
 	free(r);
 }
 
+/* the blocks of the n ranks: the v layout of coll_common.h (v), or cnt
+ * ints each back to back; returns the span in ints */
+static long blocks(int n, int cnt, int v, int *vc, int *vd)
+{
+	if (v)
+		return coll_vlayout(n, cnt, vc, vd);
+	for (int i = 0; i < n; i++)
+		vc[i] = cnt, vd[i] = i * cnt;
+	return (long)cnt * n;
+}
+
 static void test_gather(int cnt, int root, int v, int inplace, int seed)
 {
 	int n = mtest_size, me = mtest_rank;
 	int *vc = mtest_malloc(n * sizeof(int)), *vd = mtest_malloc(n * sizeof(int));
-	long span = v ? coll_vlayout(mtest_size, cnt, vc, vd) : (long)cnt * n;
+	long span = blocks(n, cnt, v, vc, vd);
 	int mine = v ? vc[me] : cnt;
 	int *s = mtest_malloc(mine * sizeof(int)), *r = mtest_malloc(span * sizeof(int));
 	const void *sb = s;
 
-	if (!v)
-		for (int i = 0; i < n; i++)
-			vc[i] = cnt, vd[i] = i * cnt;
 	fill(s, mine, me, seed);
 	memset(r, 0xff, span * sizeof(int));
 	if (inplace && me == root) {
@@ -149,15 +155,12 @@ static void test_scatter(int cnt, int root, int v, int inplace, int seed)
 {
 	int n = mtest_size, me = mtest_rank;
 	int *vc = mtest_malloc(n * sizeof(int)), *vd = mtest_malloc(n * sizeof(int));
-	long span = v ? coll_vlayout(mtest_size, cnt, vc, vd) : (long)cnt * n;
+	long span = blocks(n, cnt, v, vc, vd);
 	int mine = v ? vc[me] : cnt;
 	int *s = mtest_malloc(span * sizeof(int)), *r = mtest_malloc(mine * sizeof(int));
 	void *rb = r;
 	long bad;
 
-	if (!v)
-		for (int i = 0; i < n; i++)
-			vc[i] = cnt, vd[i] = i * cnt;
 	if (me == root)
 		for (int k = 0; k < n; k++)
 			fill(s + vd[k], vc[k], k, seed);
@@ -181,14 +184,11 @@ static void test_allgather(int cnt, int v, int inplace, int seed)
 {
 	int n = mtest_size, me = mtest_rank;
 	int *vc = mtest_malloc(n * sizeof(int)), *vd = mtest_malloc(n * sizeof(int));
-	long span = v ? coll_vlayout(mtest_size, cnt, vc, vd) : (long)cnt * n;
+	long span = blocks(n, cnt, v, vc, vd);
 	int mine = v ? vc[me] : cnt;
 	int *s = mtest_malloc(mine * sizeof(int)), *r = mtest_malloc(span * sizeof(int));
 	const void *sb = s;
 
-	if (!v)
-		for (int i = 0; i < n; i++)
-			vc[i] = cnt, vd[i] = i * cnt;
 	fill(s, mine, me, seed);
 	memset(r, 0xff, span * sizeof(int));
 	if (inplace) {
@@ -270,270 +270,6 @@ static void test_alltoallv(int cnt, int inplace, int seed)
 	free(sd);
 	free(rc);
 	free(rd);
-}
-
-/* ---- every op on every type --------------------------------------------- */
-
-enum ct { I8, U8, I16, U16, I32, U32, I64, U64, FL, DB, LD, CF, CD, CLD, BO };
-enum cls { CINT, MINT, FLT, CPLX, LOGIC, BYTE };
-
-struct tdesc {
-	const char *name;
-	MPI_Datatype dt;
-	enum ct ct;
-	enum cls cls;
-};
-
-static const struct tdesc types[] = {
-	{ "MPI_SIGNED_CHAR", MPI_SIGNED_CHAR, I8, CINT },
-	{ "MPI_UNSIGNED_CHAR", MPI_UNSIGNED_CHAR, U8, CINT },
-	{ "MPI_SHORT", MPI_SHORT, I16, CINT },
-	{ "MPI_UNSIGNED_SHORT", MPI_UNSIGNED_SHORT, U16, CINT },
-	{ "MPI_INT", MPI_INT, I32, CINT },
-	{ "MPI_UNSIGNED", MPI_UNSIGNED, U32, CINT },
-	{ "MPI_LONG", MPI_LONG, I64, CINT },
-	{ "MPI_UNSIGNED_LONG", MPI_UNSIGNED_LONG, U64, CINT },
-	{ "MPI_LONG_LONG", MPI_LONG_LONG, I64, CINT },
-	{ "MPI_UNSIGNED_LONG_LONG", MPI_UNSIGNED_LONG_LONG, U64, CINT },
-	{ "MPI_INT8_T", MPI_INT8_T, I8, CINT },
-	{ "MPI_INT16_T", MPI_INT16_T, I16, CINT },
-	{ "MPI_INT32_T", MPI_INT32_T, I32, CINT },
-	{ "MPI_INT64_T", MPI_INT64_T, I64, CINT },
-	{ "MPI_UINT8_T", MPI_UINT8_T, U8, CINT },
-	{ "MPI_UINT16_T", MPI_UINT16_T, U16, CINT },
-	{ "MPI_UINT32_T", MPI_UINT32_T, U32, CINT },
-	{ "MPI_UINT64_T", MPI_UINT64_T, U64, CINT },
-	{ "MPI_AINT", MPI_AINT, I64, MINT },
-	{ "MPI_OFFSET", MPI_OFFSET, I64, MINT },
-	{ "MPI_COUNT", MPI_COUNT, I64, MINT },
-	{ "MPI_INTEGER", MPI_INTEGER, I32, MINT },
-	{ "MPI_INTEGER1", MPI_INTEGER1, I8, MINT },
-	{ "MPI_INTEGER2", MPI_INTEGER2, I16, MINT },
-	{ "MPI_INTEGER4", MPI_INTEGER4, I32, MINT },
-	{ "MPI_INTEGER8", MPI_INTEGER8, I64, MINT },
-	{ "MPI_FLOAT", MPI_FLOAT, FL, FLT },
-	{ "MPI_DOUBLE", MPI_DOUBLE, DB, FLT },
-	{ "MPI_LONG_DOUBLE", MPI_LONG_DOUBLE, LD, FLT },
-	{ "MPI_REAL", MPI_REAL, FL, FLT },
-	{ "MPI_DOUBLE_PRECISION", MPI_DOUBLE_PRECISION, DB, FLT },
-	{ "MPI_REAL4", MPI_REAL4, FL, FLT },
-	{ "MPI_REAL8", MPI_REAL8, DB, FLT },
-	{ "MPI_C_FLOAT_COMPLEX", MPI_C_FLOAT_COMPLEX, CF, CPLX },
-	{ "MPI_C_DOUBLE_COMPLEX", MPI_C_DOUBLE_COMPLEX, CD, CPLX },
-	{ "MPI_C_LONG_DOUBLE_COMPLEX", MPI_C_LONG_DOUBLE_COMPLEX, CLD, CPLX },
-	{ "MPI_COMPLEX", MPI_COMPLEX, CF, CPLX },
-	{ "MPI_DOUBLE_COMPLEX", MPI_DOUBLE_COMPLEX, CD, CPLX },
-	{ "MPI_COMPLEX8", MPI_COMPLEX8, CF, CPLX },
-	{ "MPI_COMPLEX16", MPI_COMPLEX16, CD, CPLX },
-	{ "MPI_C_BOOL", MPI_C_BOOL, BO, LOGIC },
-	{ "MPI_LOGICAL", MPI_LOGICAL, I32, LOGIC },
-	{ "MPI_BYTE", MPI_BYTE, U8, BYTE },
-};
-#define NTYPES (int)(sizeof(types) / sizeof(types[0]))
-
-static const struct {
-	const char *name;
-	MPI_Op op;
-} ops[] = {
-	{ "MPI_SUM", MPI_SUM }, { "MPI_PROD", MPI_PROD }, { "MPI_MAX", MPI_MAX },
-	{ "MPI_MIN", MPI_MIN }, { "MPI_LAND", MPI_LAND }, { "MPI_LOR", MPI_LOR },
-	{ "MPI_LXOR", MPI_LXOR }, { "MPI_BAND", MPI_BAND }, { "MPI_BOR", MPI_BOR },
-	{ "MPI_BXOR", MPI_BXOR },
-};
-#define NOPS (int)(sizeof(ops) / sizeof(ops[0]))
-enum { O_SUM, O_PROD, O_MAX, O_MIN, O_LAND, O_LOR, O_LXOR, O_BAND, O_BOR, O_BXOR };
-
-/* MPI-4.0 6.9.2: which op groups each type class allows */
-static int op_allowed(int o, enum cls c)
-{
-	switch (c) {
-	case CINT: return 1;
-	case MINT: return o <= O_MIN || o >= O_BAND;
-	case FLT: return o <= O_MIN;
-	case CPLX: return o <= O_PROD;
-	case LOGIC: return o >= O_LAND && o <= O_LXOR;
-	case BYTE: return o >= O_BAND;
-	}
-	return 0;
-}
-
-static size_t ct_size(enum ct t)
-{
-	static const size_t sz[] = { 1, 1, 2, 2, 4, 4, 8, 8, sizeof(float), sizeof(double),
-				     sizeof(long double), sizeof(float complex),
-				     sizeof(double complex), sizeof(long double complex),
-				     sizeof(bool) };
-	return sz[t];
-}
-
-/* small values every type holds exactly; imaginary parts for complex */
-static long double complex opval(int o, int r, int i)
-{
-	switch (o) {
-	case O_SUM: return (r * 3 + i) % 5 + ((r + i) % 3) * I;
-	case O_PROD: return r < 3 ? (i % 2) + 1 + (i % 3 == 1) * I : 1;
-	case O_MAX: case O_MIN: return (r * 7 + i * 3) % 11;
-	case O_LAND: return (r + 2 * i) % 3 != 0 || r > 2;
-	case O_LOR: return (r + i) % 4 == 0;
-	case O_LXOR: return (r * 5 + i) % 3 == 0;
-	default: return (r * 37 + i * 11) % 128;
-	}
-}
-
-static void ct_set(void *b, enum ct t, int i, long double complex v)
-{
-	long double re = creall(v);
-
-	switch (t) {
-	case I8: ((int8_t *)b)[i] = (int8_t)re; break;
-	case U8: ((uint8_t *)b)[i] = (uint8_t)re; break;
-	case I16: ((int16_t *)b)[i] = (int16_t)re; break;
-	case U16: ((uint16_t *)b)[i] = (uint16_t)re; break;
-	case I32: ((int32_t *)b)[i] = (int32_t)re; break;
-	case U32: ((uint32_t *)b)[i] = (uint32_t)re; break;
-	case I64: ((int64_t *)b)[i] = (int64_t)re; break;
-	case U64: ((uint64_t *)b)[i] = (uint64_t)re; break;
-	case FL: ((float *)b)[i] = (float)re; break;
-	case DB: ((double *)b)[i] = (double)re; break;
-	case LD: ((long double *)b)[i] = re; break;
-	case CF: ((float complex *)b)[i] = (float complex)v; break;
-	case CD: ((double complex *)b)[i] = (double complex)v; break;
-	case CLD: ((long double complex *)b)[i] = v; break;
-	case BO: ((bool *)b)[i] = re != 0; break;
-	}
-}
-
-static long double complex ct_get(const void *b, enum ct t, int i)
-{
-	switch (t) {
-	case I8: return ((const int8_t *)b)[i];
-	case U8: return ((const uint8_t *)b)[i];
-	case I16: return ((const int16_t *)b)[i];
-	case U16: return ((const uint16_t *)b)[i];
-	case I32: return ((const int32_t *)b)[i];
-	case U32: return ((const uint32_t *)b)[i];
-	case I64: return ((const int64_t *)b)[i];
-	case U64: return ((const uint64_t *)b)[i];
-	case FL: return ((const float *)b)[i];
-	case DB: return ((const double *)b)[i];
-	case LD: return ((const long double *)b)[i];
-	case CF: return ((const float complex *)b)[i];
-	case CD: return ((const double complex *)b)[i];
-	case CLD: return ((const long double complex *)b)[i];
-	case BO: return ((const bool *)b)[i];
-	}
-	return 0;
-}
-
-static long double complex combine(int o, long double complex a, long double complex b)
-{
-	long long x = (long long)creall(a), y = (long long)creall(b);
-
-	switch (o) {
-	case O_SUM: return a + b;
-	case O_PROD: return a * b;
-	case O_MAX: return creall(a) > creall(b) ? a : b;
-	case O_MIN: return creall(a) < creall(b) ? a : b;
-	case O_LAND: return x && y;
-	case O_LOR: return x || y;
-	case O_LXOR: return !x != !y;
-	case O_BAND: return x & y;
-	case O_BOR: return x | y;
-	default: return x ^ y;
-	}
-}
-
-#define OPCNT 6
-
-static long double complex tval(int o, int r, int i, const struct tdesc *t)
-{
-	return t->cls == CPLX ? opval(o, r, i) : creall(opval(o, r, i));
-}
-
-static void test_op_type(int o, const struct tdesc *t)
-{
-	char s[OPCNT * 32], r[OPCNT * 32];
-	int n = mtest_size, me = mtest_rank, root = (o + (int)(t - types)) % n;
-
-	memset(s, 0, sizeof(s));   /* long double padding: keep valgrind quiet */
-	for (int i = 0; i < OPCNT; i++)
-		ct_set(s, t->ct, i, tval(o, me, i, t));
-	for (int pass = 0; pass < 2; pass++) {
-		memset(r, 0x5a, sizeof(r));
-		if (pass == 0) {
-			MPI_Allreduce(s, r, OPCNT, t->dt, ops[o].op, MPI_COMM_WORLD);
-		} else {
-			if (me == root)
-				memcpy(r, s, OPCNT * ct_size(t->ct));
-			MPI_Reduce(me == root ? MPI_IN_PLACE : s, r, OPCNT, t->dt, ops[o].op, root,
-				   MPI_COMM_WORLD);
-			if (me != root)
-				continue;
-		}
-		for (int i = 0; i < OPCNT; i++) {
-			long double complex e = tval(o, 0, i, t), got = ct_get(r, t->ct, i);
-
-			for (int k = 1; k < n; k++)
-				e = combine(o, e, tval(o, k, i, t));
-			if (t->ct == BO)
-				e = creall(e) != 0;
-			if (!mtest_check(got == e, "%s %s on %s: element %d is %Lg%+Lgi, expected %Lg%+Lgi",
-					 pass ? "Reduce" : "Allreduce", ops[o].name, t->name, i,
-					 creall(got), cimagl(got), creall(e), cimagl(e)))
-				break;
-		}
-	}
-}
-
-/* MINLOC/MAXLOC: values with ties, index = rank; ties keep the lowest rank */
-#define LOC_TEST(fn, VT, IT) \
-static void fn(MPI_Datatype dt, const char *name) \
-{ \
-	struct { VT v; IT i; } s[OPCNT], r[OPCNT]; \
-	int n = mtest_size, me = mtest_rank; \
-	memset(s, 0, sizeof(s)); \
-	for (int max = 0; max < 2; max++) { \
-		for (int i = 0; i < OPCNT; i++) { \
-			s[i].v = (VT)((me * 5 + i) % 3); \
-			s[i].i = (IT)me; \
-		} \
-		MPI_Allreduce(s, r, OPCNT, dt, max ? MPI_MAXLOC : MPI_MINLOC, MPI_COMM_WORLD); \
-		for (int i = 0; i < OPCNT; i++) { \
-			int ev = (0 * 5 + i) % 3, ei = 0; \
-			for (int k = 1; k < n; k++) { \
-				int v = (k * 5 + i) % 3; \
-				if (max ? v > ev : v < ev) \
-					ev = v, ei = k; \
-			} \
-			if (!mtest_check(r[i].v == (VT)ev && r[i].i == (IT)ei, \
-					 "%s on %s: element %d is (%g, %g), expected (%d, %d)", \
-					 max ? "MAXLOC" : "MINLOC", name, i, (double)r[i].v, \
-					 (double)r[i].i, ev, ei)) \
-				break; \
-		} \
-	} \
-}
-
-LOC_TEST(loc_2int, int, int)
-LOC_TEST(loc_float_int, float, int)
-LOC_TEST(loc_double_int, double, int)
-LOC_TEST(loc_long_int, long, int)
-LOC_TEST(loc_short_int, short, int)
-LOC_TEST(loc_ldouble_int, long double, int)
-LOC_TEST(loc_2real, float, float)
-LOC_TEST(loc_2dbl, double, double)
-
-static void test_loc(void)
-{
-	loc_2int(MPI_2INT, "MPI_2INT");
-	loc_2int(MPI_2INTEGER, "MPI_2INTEGER");
-	loc_float_int(MPI_FLOAT_INT, "MPI_FLOAT_INT");
-	loc_double_int(MPI_DOUBLE_INT, "MPI_DOUBLE_INT");
-	loc_long_int(MPI_LONG_INT, "MPI_LONG_INT");
-	loc_short_int(MPI_SHORT_INT, "MPI_SHORT_INT");
-	loc_ldouble_int(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT");
-	loc_2real(MPI_2REAL, "MPI_2REAL");
-	loc_2dbl(MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION");
 }
 
 /* undefined pairs fail locally, before any communication */
@@ -697,11 +433,10 @@ int main(int argc, char **argv)
 			test_alltoallv(cnt, ip, seed++);
 		}
 	}
-	for (int t = 0; t < NTYPES; t++)
-		for (int o = 0; o < NOPS; o++)
-			if (op_allowed(o, types[t].cls))
-				test_op_type(o, &types[t]);
-	test_loc();
+	/* each type once (not the other names, nor the C++ types), a
+	 * small count, Allreduce and Reduce in place at the root */
+	coll_op_matrix(6, MPI_COMM_WORLD, "MPI_COMM_WORLD", COLL_ALLREDUCE | COLL_REDUCE_IP, 0,
+		       "");
 	test_local();
 	test_bad_ops();
 	return mtest_finalize();

@@ -17,6 +17,7 @@
  * the largest.
  */
 #include "mtest.h"
+#include "coll_common.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,16 +27,10 @@ static const char *mode_name[] = { "blocking", "nonblocking", "persistent" };
 
 static int set_cvar(const char *name, int v)
 {
-	MPI_T_cvar_handle h;
-	int i = -1, count, rc;
+	int rc = coll_cvar_write_int(name, v);
 
-	rc = MPI_T_cvar_get_index(name, &i);
-	if (!mtest_check(rc == MPI_SUCCESS, "no control variable %s (error %d)", name, rc))
-		return -1;
-	MPI_T_cvar_handle_alloc(i, NULL, &h, &count);
-	rc = MPI_T_cvar_write(h, &v);
-	MPI_T_cvar_handle_free(&h);
-	return mtest_check(rc == MPI_SUCCESS, "%s=%d: error %d", name, v, rc) ? 0 : -1;
+	return mtest_check(rc == MPI_SUCCESS, "MPI_T write of %s=%d: error %d", name, v, rc) ?
+		0 : -1;
 }
 
 static int set_lanes_p(int P)

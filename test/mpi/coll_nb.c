@@ -34,43 +34,13 @@
  */
 #include "mtest.h"
 #include "coll_common.h"
+#include "coll_kinds.h"
 
 #define BIG 70000
 #define MAXJ 64			/* collectives outstanding at once, at most */
 
 static const int counts[] = { 0, 1, 7, 1000, BIG };
 #define NCOUNTS (int)(sizeof(counts) / sizeof(counts[0]))
-
-enum kind {
-	K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_GATHER, K_GATHERV, K_SCATTER,
-	K_SCATTERV, K_ALLGATHER, K_ALLGATHERV, K_ALLTOALL, K_ALLTOALLV, K_ALLTOALLW,
-	K_RS, K_RSB, K_SCAN, K_EXSCAN, NKINDS
-};
-
-static const struct {
-	const char *bname, *nbname;
-	int rooted;
-	int inplace;	/* MPI_IN_PLACE: 0 never, 1 on every rank, 2 at the root */
-	int red;	/* a reduction: takes an op */
-} kinds[NKINDS] = {
-	[K_BARRIER] = { "MPI_Barrier", "MPI_Ibarrier", 0, 0, 0 },
-	[K_BCAST] = { "MPI_Bcast", "MPI_Ibcast", 1, 0, 0 },
-	[K_REDUCE] = { "MPI_Reduce", "MPI_Ireduce", 1, 2, 1 },
-	[K_ALLREDUCE] = { "MPI_Allreduce", "MPI_Iallreduce", 0, 1, 1 },
-	[K_GATHER] = { "MPI_Gather", "MPI_Igather", 1, 2, 0 },
-	[K_GATHERV] = { "MPI_Gatherv", "MPI_Igatherv", 1, 2, 0 },
-	[K_SCATTER] = { "MPI_Scatter", "MPI_Iscatter", 1, 2, 0 },
-	[K_SCATTERV] = { "MPI_Scatterv", "MPI_Iscatterv", 1, 2, 0 },
-	[K_ALLGATHER] = { "MPI_Allgather", "MPI_Iallgather", 0, 1, 0 },
-	[K_ALLGATHERV] = { "MPI_Allgatherv", "MPI_Iallgatherv", 0, 1, 0 },
-	[K_ALLTOALL] = { "MPI_Alltoall", "MPI_Ialltoall", 0, 1, 0 },
-	[K_ALLTOALLV] = { "MPI_Alltoallv", "MPI_Ialltoallv", 0, 1, 0 },
-	[K_ALLTOALLW] = { "MPI_Alltoallw", "MPI_Ialltoallw", 0, 1, 0 },
-	[K_RS] = { "MPI_Reduce_scatter", "MPI_Ireduce_scatter", 0, 1, 1 },
-	[K_RSB] = { "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block", 0, 1, 1 },
-	[K_SCAN] = { "MPI_Scan", "MPI_Iscan", 0, 1, 1 },
-	[K_EXSCAN] = { "MPI_Exscan", "MPI_Iexscan", 0, 1, 1 },
-};
 
 /* the blocking collectives coll_basic.c does not cover */
 static int blocking_here(int k)
@@ -96,29 +66,13 @@ struct lay {
 	long ext;	/* extent of count x dt, in ints */
 };
 
-/* completion of one request, and of several outstanding together */
-enum { M_WAIT, M_TEST, M_WAITALL, NMODES };
-static const char *const mode_names[NMODES] = { "MPI_Wait", "MPI_Test loop", "MPI_Waitall" };
+/* completion of one request (enum coll_how), and of several outstanding
+ * together */
 enum { H_WAITALL, H_WAITANY, H_TESTSOME, H_REVERSE, NHOWS };
 static const char *const how_names[NHOWS] = { "outstanding together, one MPI_Waitall",
 					      "outstanding together, MPI_Waitany",
 					      "outstanding together, MPI_Testsome loop",
 					      "outstanding together, MPI_Wait in reverse order" };
-
-/* element i of the block rank `from` gives rank `to` (to 0 where all get
- * the same), different per call: a hash, so that blocks of different calls
- * or of different peers never look alike; 24 bits, never -1 (the filler) */
-static int val(int from, int to, long i, int seed)
-{
-	uint64_t x = (uint64_t)(from + 1) * 0x9e3779b97f4a7c15ull;
-
-	x ^= (uint64_t)(to + 1) * 0xc2b2ae3d27d4eb4full + (uint64_t)i * 0x165667b19e3779f9ull;
-	x ^= (uint64_t)seed * 0xd6e8feb86659fd93ull;
-	x ^= x >> 31;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 29;
-	return (int)(x & 0xffffff);
-}
 
 /* ---- reductions, serially ----------------------------------------------- */
 
@@ -126,13 +80,13 @@ static int val(int from, int to, long i, int seed)
 static void red_in(int op, int r, long u, int seed, int *out)
 {
 	if (op == O_DMAX) {
-		double d = ((double)val(r, 0, u, seed) - 0x800000) / 8.0;
+		double d = ((double)coll_hval(r, 0, u, seed) - 0x800000) / 8.0;
 
 		memcpy(out, &d, sizeof(d));
 		return;
 	}
 	for (int q = 0; q < op_w[op]; q++)
-		out[q] = val(r, 0, u * op_w[op] + q, seed);
+		out[q] = coll_hval(r, 0, u * op_w[op] + q, seed);
 }
 
 /* c = a x b, 2x2 row-major, mod 2^32 */
@@ -200,7 +154,8 @@ static void red_fold(int op, int lo, int hi, long u, int seed, int *out)
 
 struct job {
 	/* set by the caller (mkjob gives defaults) */
-	int k, blocking, cnt, root, ip, op, sl, rl, mode;
+	int k, blocking, cnt, root, ip, op, sl, rl;
+	enum coll_how mode;
 	MPI_Comm comm;
 	const char *cname, *done;
 	/* set by job_setup */
@@ -230,7 +185,7 @@ static struct job mkjob(int k, int cnt, int root, int ip)
 	j.op = O_SUM;
 	j.sl = j.rl = L_INT;
 	j.seed = next_seed++;	/* same on every rank: mkjob runs in the same order */
-	j.mode = next_mode++ % NMODES;
+	j.mode = (enum coll_how)(next_mode++ % COLL_NHOW);
 	j.comm = MPI_COMM_WORLD;
 	j.cname = "MPI_COMM_WORLD";
 	return j;
@@ -254,7 +209,7 @@ static const char *desc(const struct job *j)
 		at += snprintf(buf + at, sizeof(buf) - at, ", %s to %s", lay_names[j->sl],
 			       lay_names[j->rl]);
 	if (!j->blocking)
-		snprintf(buf + at, sizeof(buf) - at, ", %s", j->done ? j->done : mode_names[j->mode]);
+		snprintf(buf + at, sizeof(buf) - at, ", %s", j->done ? j->done : coll_how_names[j->mode]);
 	return buf;
 }
 
@@ -292,7 +247,7 @@ static void lay_free(struct lay *L)
 static void fillblk(int *p, int stride, int cnt, int from, int to, int seed)
 {
 	for (long i = 0; i < cnt; i++)
-		p[i * stride] = val(from, to, i, seed);
+		p[i * stride] = coll_hval(from, to, i, seed);
 }
 
 static void fill_red(int *p, int op, int r, long units, int seed)
@@ -645,12 +600,7 @@ static void job_check(struct job *j)
 			break;
 		}
 	}
-	for (long i = 0; i < j->ss; i++) {
-		if (j->s[i] != j->s0[i]) {
-			mtest_error("%s: send buffer int %ld changed from %d to %d", desc(j), i, j->s0[i], j->s[i]);
-			break;
-		}
-	}
+	coll_check_sendbuf(j->s, j->s0, j->ss, desc(j));
 	free(e);
 	free(dc);
 }
@@ -673,8 +623,7 @@ static void job_free(struct job *j)
 
 static void complete(struct job *j)
 {
-	coll_complete(&j->req, j->mode == M_WAIT ? COLL_WAIT : j->mode == M_TEST ? COLL_TEST :
-			       COLL_WAITALL, desc(j));
+	coll_complete(&j->req, j->mode, desc(j));
 }
 
 static void run(struct job j)
@@ -917,7 +866,7 @@ static void test_p2p_overlap(void)
 		MPI_Request *pr = mtest_malloc(2 * n * sizeof(MPI_Request));
 		MPI_Status *st = mtest_malloc(2 * n * sizeof(MPI_Status));
 
-		j.mode = round % 3 == 2 ? M_TEST : M_WAIT;
+		j.mode = round % 3 == 2 ? COLL_TEST : COLL_WAIT;
 		memset(seen, 0, n * sizeof(int));
 		for (int k = 0; k < n; k++)
 			fillblk(out + (long)k * cnt, 1, cnt, me, k, pseed);
@@ -950,10 +899,10 @@ static void test_p2p_overlap(void)
 				continue;
 			seen[src] = 1;
 			for (long x = 0; x < cnt; x++)
-				if (!mtest_check(in[i * (long)cnt + x] == val(src, me, x, pseed),
+				if (!mtest_check(in[i * (long)cnt + x] == coll_hval(src, me, x, pseed),
 						 "p2p during %s: message from %d: int %ld is %d, expected %d",
 						 desc(&j), src, x, in[i * (long)cnt + x],
-						 val(src, me, x, pseed)))
+						 coll_hval(src, me, x, pseed)))
 					break;
 		}
 		job_check(&j);
@@ -1045,7 +994,7 @@ static void test_no_early(void)
 	for (size_t x = 0; x < sizeof(ek) / sizeof(ek[0]); x++) {
 		struct job j = mkjob(ek[x], 7, ek[x] == K_BCAST ? last : 0, 0);
 
-		j.mode = M_WAIT;
+		j.mode = COLL_WAIT;
 		job_setup(&j);
 		if (me == last) {
 			MPI_Recv(NULL, 0, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

@@ -333,17 +333,10 @@ static void make_dist(struct topo *t)
 /* ---- one call: buffers, start, local check ------------------------------ */
 
 /* element i of send block blk (-1: the allgathers' one block) of rank
- * `from`, different per call; 24 bits, never -1 (the filler) */
+ * `from`, different per call */
 static int val(int from, int blk, long i, int seed)
 {
-	uint64_t x = (uint64_t)(from + 1) * 0x9e3779b97f4a7c15ull;
-
-	x ^= (uint64_t)(blk + 2) * 0xc2b2ae3d27d4eb4full + (uint64_t)i * 0x165667b19e3779f9ull;
-	x ^= (uint64_t)seed * 0xd6e8feb86659fd93ull;
-	x ^= x >> 31;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 29;
-	return (int)(x & 0xffffff);
+	return coll_hval(from, blk + 1, i, seed);
 }
 
 /* ints rank s sends in Neighbor_allgatherv */
@@ -658,13 +651,7 @@ static void job_check(struct job *j)
 			break;
 		}
 	}
-	for (long x = 0; x < j->ss; x++) {
-		if (j->s[x] != j->s0[x]) {
-			mtest_error("%s: send buffer int %ld changed from %d to %d", desc(j), x,
-				    j->s0[x], j->s[x]);
-			break;
-		}
-	}
+	coll_check_sendbuf(j->s, j->s0, j->ss, desc(j));
 	free(e);
 	free(slot);
 }

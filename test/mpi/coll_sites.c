@@ -17,23 +17,9 @@
 #include <stdint.h>
 
 #include "mtest.h"
+#include "coll_common.h"
 
 #define PRIME 65521
-
-static int cvar_write_int(const char *name, int v)
-{
-	MPI_T_cvar_handle h;
-	int i = -1, count = 0, rc = MPI_T_cvar_get_index(name, &i);
-
-	if (rc != MPI_SUCCESS)
-		return rc;
-	rc = MPI_T_cvar_handle_alloc(i, NULL, &h, &count);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	rc = MPI_T_cvar_write(h, &v);
-	MPI_T_cvar_handle_free(&h);
-	return rc;
-}
 
 /* a 2x2 matrix product mod PRIME: inout = in * inout */
 static void matmul(void *in_, void *inout_, int *len, MPI_Datatype *dt)
@@ -386,7 +372,7 @@ int main(int argc, char **argv)
 	MPI_Type_contiguous(4, MPI_INT, &mat);
 	MPI_Type_commit(&mat);
 	for (lanes = 1; lanes <= 4; lanes++) {
-		mtest_check(cvar_write_int("coll_wan_lanes", lanes) == MPI_SUCCESS,
+		mtest_check(coll_cvar_write_int("coll_wan_lanes", lanes) == MPI_SUCCESS,
 			    "MPI_T write of coll_wan_lanes failed");
 		test_comm(MPI_COMM_WORLD, "world", matop, mat);
 		test_comm(rev, "world reversed", matop, mat);

@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test/mpi/coll_sweep_ops.h: the last part of coll_sweep.c, every predefined
- * op on every predefined type it is defined on (and MINLOC/MAXLOC on the
- * pair types) through Allreduce, Iallreduce, Reduce and Ireduce
- * (test_op_matrix). Included once, by coll_sweep.c only (run-testlist
- * builds each test from its one .c file), after the sweep's globals it
- * uses: quick, ncalls and algo_env.
+ * test/mpi/coll_ops.h: every predefined op on every predefined type it is
+ * defined on, and MINLOC/MAXLOC on the pair types, against a serial
+ * computation (coll_op_matrix): the table of types and ops, the values
+ * each rank gives and how they combine. Shared by coll_basic.c (a small
+ * count through Allreduce and Reduce in place) and coll_sweep.c (a small
+ * and a medium count through Allreduce, Iallreduce, Reduce and Ireduce).
+ * Include after mtest.h; public MPI only, so that the MPICH-ABI pass
+ * builds it too.
  */
-#ifndef COLL_SWEEP_OPS_H
-#define COLL_SWEEP_OPS_H
+#ifndef COLL_OPS_H
+#define COLL_OPS_H
 
 #include <complex.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
 
 enum ct { I8, U8, I16, U16, I32, U32, I64, U64, FL, DB, LD, CF, CD, CLD, BO };
 enum cls { CINT, MINT, FLT, CPLX, LOGIC, BYTE };
@@ -21,58 +25,60 @@ struct tdesc {
 	MPI_Datatype dt;
 	enum ct ct;
 	enum cls cls;
+	int more;	/* another name of a type above, or a C++ type other
+			 * libraries may lack: only coll_op_matrix's `all` */
 };
 
 static const struct tdesc types[] = {
-	{ "MPI_SIGNED_CHAR", MPI_SIGNED_CHAR, I8, CINT },
-	{ "MPI_UNSIGNED_CHAR", MPI_UNSIGNED_CHAR, U8, CINT },
-	{ "MPI_SHORT", MPI_SHORT, I16, CINT },
-	{ "MPI_UNSIGNED_SHORT", MPI_UNSIGNED_SHORT, U16, CINT },
-	{ "MPI_INT", MPI_INT, I32, CINT },
-	{ "MPI_UNSIGNED", MPI_UNSIGNED, U32, CINT },
-	{ "MPI_LONG", MPI_LONG, I64, CINT },
-	{ "MPI_UNSIGNED_LONG", MPI_UNSIGNED_LONG, U64, CINT },
-	{ "MPI_LONG_LONG", MPI_LONG_LONG, I64, CINT },
-	{ "MPI_LONG_LONG_INT", MPI_LONG_LONG_INT, I64, CINT },
-	{ "MPI_UNSIGNED_LONG_LONG", MPI_UNSIGNED_LONG_LONG, U64, CINT },
-	{ "MPI_INT8_T", MPI_INT8_T, I8, CINT },
-	{ "MPI_INT16_T", MPI_INT16_T, I16, CINT },
-	{ "MPI_INT32_T", MPI_INT32_T, I32, CINT },
-	{ "MPI_INT64_T", MPI_INT64_T, I64, CINT },
-	{ "MPI_UINT8_T", MPI_UINT8_T, U8, CINT },
-	{ "MPI_UINT16_T", MPI_UINT16_T, U16, CINT },
-	{ "MPI_UINT32_T", MPI_UINT32_T, U32, CINT },
-	{ "MPI_UINT64_T", MPI_UINT64_T, U64, CINT },
-	{ "MPI_AINT", MPI_AINT, I64, MINT },
-	{ "MPI_OFFSET", MPI_OFFSET, I64, MINT },
-	{ "MPI_COUNT", MPI_COUNT, I64, MINT },
-	{ "MPI_INTEGER", MPI_INTEGER, I32, MINT },
-	{ "MPI_INTEGER1", MPI_INTEGER1, I8, MINT },
-	{ "MPI_INTEGER2", MPI_INTEGER2, I16, MINT },
-	{ "MPI_INTEGER4", MPI_INTEGER4, I32, MINT },
-	{ "MPI_INTEGER8", MPI_INTEGER8, I64, MINT },
-	{ "MPI_FLOAT", MPI_FLOAT, FL, FLT },
-	{ "MPI_DOUBLE", MPI_DOUBLE, DB, FLT },
-	{ "MPI_LONG_DOUBLE", MPI_LONG_DOUBLE, LD, FLT },
-	{ "MPI_REAL", MPI_REAL, FL, FLT },
-	{ "MPI_DOUBLE_PRECISION", MPI_DOUBLE_PRECISION, DB, FLT },
-	{ "MPI_REAL4", MPI_REAL4, FL, FLT },
-	{ "MPI_REAL8", MPI_REAL8, DB, FLT },
-	{ "MPI_C_FLOAT_COMPLEX", MPI_C_FLOAT_COMPLEX, CF, CPLX },
-	{ "MPI_C_DOUBLE_COMPLEX", MPI_C_DOUBLE_COMPLEX, CD, CPLX },
-	{ "MPI_C_LONG_DOUBLE_COMPLEX", MPI_C_LONG_DOUBLE_COMPLEX, CLD, CPLX },
-	{ "MPI_C_COMPLEX", MPI_C_COMPLEX, CF, CPLX },
-	{ "MPI_CXX_FLOAT_COMPLEX", MPI_CXX_FLOAT_COMPLEX, CF, CPLX },
-	{ "MPI_CXX_DOUBLE_COMPLEX", MPI_CXX_DOUBLE_COMPLEX, CD, CPLX },
-	{ "MPI_CXX_LONG_DOUBLE_COMPLEX", MPI_CXX_LONG_DOUBLE_COMPLEX, CLD, CPLX },
-	{ "MPI_COMPLEX", MPI_COMPLEX, CF, CPLX },
-	{ "MPI_DOUBLE_COMPLEX", MPI_DOUBLE_COMPLEX, CD, CPLX },
-	{ "MPI_COMPLEX8", MPI_COMPLEX8, CF, CPLX },
-	{ "MPI_COMPLEX16", MPI_COMPLEX16, CD, CPLX },
-	{ "MPI_C_BOOL", MPI_C_BOOL, BO, LOGIC },
-	{ "MPI_CXX_BOOL", MPI_CXX_BOOL, BO, LOGIC },
-	{ "MPI_LOGICAL", MPI_LOGICAL, I32, LOGIC },
-	{ "MPI_BYTE", MPI_BYTE, U8, BYTE },
+	{ "MPI_SIGNED_CHAR", MPI_SIGNED_CHAR, I8, CINT, 0 },
+	{ "MPI_UNSIGNED_CHAR", MPI_UNSIGNED_CHAR, U8, CINT, 0 },
+	{ "MPI_SHORT", MPI_SHORT, I16, CINT, 0 },
+	{ "MPI_UNSIGNED_SHORT", MPI_UNSIGNED_SHORT, U16, CINT, 0 },
+	{ "MPI_INT", MPI_INT, I32, CINT, 0 },
+	{ "MPI_UNSIGNED", MPI_UNSIGNED, U32, CINT, 0 },
+	{ "MPI_LONG", MPI_LONG, I64, CINT, 0 },
+	{ "MPI_UNSIGNED_LONG", MPI_UNSIGNED_LONG, U64, CINT, 0 },
+	{ "MPI_LONG_LONG", MPI_LONG_LONG, I64, CINT, 0 },
+	{ "MPI_LONG_LONG_INT", MPI_LONG_LONG_INT, I64, CINT, 1 },
+	{ "MPI_UNSIGNED_LONG_LONG", MPI_UNSIGNED_LONG_LONG, U64, CINT, 0 },
+	{ "MPI_INT8_T", MPI_INT8_T, I8, CINT, 0 },
+	{ "MPI_INT16_T", MPI_INT16_T, I16, CINT, 0 },
+	{ "MPI_INT32_T", MPI_INT32_T, I32, CINT, 0 },
+	{ "MPI_INT64_T", MPI_INT64_T, I64, CINT, 0 },
+	{ "MPI_UINT8_T", MPI_UINT8_T, U8, CINT, 0 },
+	{ "MPI_UINT16_T", MPI_UINT16_T, U16, CINT, 0 },
+	{ "MPI_UINT32_T", MPI_UINT32_T, U32, CINT, 0 },
+	{ "MPI_UINT64_T", MPI_UINT64_T, U64, CINT, 0 },
+	{ "MPI_AINT", MPI_AINT, I64, MINT, 0 },
+	{ "MPI_OFFSET", MPI_OFFSET, I64, MINT, 0 },
+	{ "MPI_COUNT", MPI_COUNT, I64, MINT, 0 },
+	{ "MPI_INTEGER", MPI_INTEGER, I32, MINT, 0 },
+	{ "MPI_INTEGER1", MPI_INTEGER1, I8, MINT, 0 },
+	{ "MPI_INTEGER2", MPI_INTEGER2, I16, MINT, 0 },
+	{ "MPI_INTEGER4", MPI_INTEGER4, I32, MINT, 0 },
+	{ "MPI_INTEGER8", MPI_INTEGER8, I64, MINT, 0 },
+	{ "MPI_FLOAT", MPI_FLOAT, FL, FLT, 0 },
+	{ "MPI_DOUBLE", MPI_DOUBLE, DB, FLT, 0 },
+	{ "MPI_LONG_DOUBLE", MPI_LONG_DOUBLE, LD, FLT, 0 },
+	{ "MPI_REAL", MPI_REAL, FL, FLT, 0 },
+	{ "MPI_DOUBLE_PRECISION", MPI_DOUBLE_PRECISION, DB, FLT, 0 },
+	{ "MPI_REAL4", MPI_REAL4, FL, FLT, 0 },
+	{ "MPI_REAL8", MPI_REAL8, DB, FLT, 0 },
+	{ "MPI_C_FLOAT_COMPLEX", MPI_C_FLOAT_COMPLEX, CF, CPLX, 0 },
+	{ "MPI_C_DOUBLE_COMPLEX", MPI_C_DOUBLE_COMPLEX, CD, CPLX, 0 },
+	{ "MPI_C_LONG_DOUBLE_COMPLEX", MPI_C_LONG_DOUBLE_COMPLEX, CLD, CPLX, 0 },
+	{ "MPI_C_COMPLEX", MPI_C_COMPLEX, CF, CPLX, 1 },
+	{ "MPI_CXX_FLOAT_COMPLEX", MPI_CXX_FLOAT_COMPLEX, CF, CPLX, 1 },
+	{ "MPI_CXX_DOUBLE_COMPLEX", MPI_CXX_DOUBLE_COMPLEX, CD, CPLX, 1 },
+	{ "MPI_CXX_LONG_DOUBLE_COMPLEX", MPI_CXX_LONG_DOUBLE_COMPLEX, CLD, CPLX, 1 },
+	{ "MPI_COMPLEX", MPI_COMPLEX, CF, CPLX, 0 },
+	{ "MPI_DOUBLE_COMPLEX", MPI_DOUBLE_COMPLEX, CD, CPLX, 0 },
+	{ "MPI_COMPLEX8", MPI_COMPLEX8, CF, CPLX, 0 },
+	{ "MPI_COMPLEX16", MPI_COMPLEX16, CD, CPLX, 0 },
+	{ "MPI_C_BOOL", MPI_C_BOOL, BO, LOGIC, 0 },
+	{ "MPI_CXX_BOOL", MPI_CXX_BOOL, BO, LOGIC, 1 },
+	{ "MPI_LOGICAL", MPI_LOGICAL, I32, LOGIC, 0 },
+	{ "MPI_BYTE", MPI_BYTE, U8, BYTE, 0 },
 };
 #define NTYPES (int)(sizeof(types) / sizeof(types[0]))
 
@@ -192,8 +198,10 @@ static long double complex combine(int o, long double complex a, long double com
 	}
 }
 
-/* the four calls of the matrix: form f = 0 Allreduce, 1 Iallreduce,
- * 2 Reduce (root in place), 3 Ireduce */
+/* the calls of the matrix, one bit each in coll_op_matrix's `forms`:
+ * Allreduce, Iallreduce, Reduce (the root in place) and Ireduce */
+enum { COLL_ALLREDUCE = 1, COLL_IALLREDUCE = 2, COLL_REDUCE_IP = 4, COLL_IREDUCE = 8,
+       COLL_ALL_FORMS = 15 };
 static const char *const form_names[] = { "MPI_Allreduce", "MPI_Iallreduce", "MPI_Reduce",
 					  "MPI_Ireduce" };
 
@@ -212,12 +220,15 @@ static int form_start(int f, const void *s, void *r, int cnt, MPI_Datatype dt, M
 	}
 }
 
-static void test_op_type(int o, const struct tdesc *t, int cnt, MPI_Comm comm, const char *cname,
-			 int salt)
+/* op o on type t through the forms of `forms`; root (o + salt) mod the
+ * size; tag ends each message. Returns the calls made. */
+static long test_op_type(int o, const struct tdesc *t, int cnt, MPI_Comm comm, const char *cname,
+			 int salt, unsigned forms, const char *tag)
 {
 	size_t sz = ct_size(t->ct);
 	char *s = mtest_malloc(cnt * sz), *r = mtest_malloc(cnt * sz);
 	int n, me, cplx = t->cls == CPLX, root, rc;
+	long calls = 0;
 	MPI_Request req;
 
 	MPI_Comm_size(comm, &n);
@@ -227,13 +238,15 @@ static void test_op_type(int o, const struct tdesc *t, int cnt, MPI_Comm comm, c
 	for (long i = 0; i < cnt; i++)
 		ct_set(s, t->ct, i, opval(o, me, i, cplx));
 	for (int f = 0; f < 4; f++) {
+		if (!(forms & 1u << f))
+			continue;
 		memset(r, 0x5a, cnt * sz);
 		if (f == 2 && me == root)
 			memcpy(r, s, cnt * sz);
 		rc = form_start(f, s, r, cnt, t->dt, pops[o].op, root, comm, &req);
-		ncalls++;
-		mtest_check(rc == MPI_SUCCESS, "%s %s on %s, count %d on %s: returned %d [%s]",
-			    form_names[f], pops[o].name, t->name, cnt, cname, rc, algo_env);
+		calls++;
+		mtest_check(rc == MPI_SUCCESS, "%s %s on %s, count %d on %s: returned %d%s",
+			    form_names[f], pops[o].name, t->name, cnt, cname, rc, tag);
 		MPI_Wait(&req, MPI_STATUS_IGNORE);
 		if (f >= 2 && me != root)
 			continue;
@@ -245,31 +258,35 @@ static void test_op_type(int o, const struct tdesc *t, int cnt, MPI_Comm comm, c
 			if (t->ct == BO)
 				e = creall(e) != 0;
 			if (!mtest_check(got == e, "%s %s on %s, count %d on %s%s: element %ld is "
-					 "%Lg%+Lgi, expected %Lg%+Lgi [%s]", form_names[f],
+					 "%Lg%+Lgi, expected %Lg%+Lgi%s", form_names[f],
 					 pops[o].name, t->name, cnt, cname,
 					 f >= 2 ? (f == 2 ? ", root in place" : ", root") : "",
-					 i, creall(got), cimagl(got), creall(e), cimagl(e),
-					 algo_env))
+					 i, creall(got), cimagl(got), creall(e), cimagl(e), tag))
 				break;
 		}
 	}
 	free(s);
 	free(r);
+	return calls;
 }
 
 /* MINLOC/MAXLOC: values with ties, index = rank; ties keep the lowest rank */
 #define LOC_TEST(fn, VT, IT) \
-static void fn(MPI_Datatype dt, const char *name, int cnt, MPI_Comm comm, const char *cname) \
+static long fn(MPI_Datatype dt, const char *name, int cnt, MPI_Comm comm, const char *cname, \
+	       unsigned forms, const char *tag) \
 { \
 	struct pair { VT v; IT i; } *s = mtest_malloc(cnt * sizeof(*s)), \
 				 *r = mtest_malloc(cnt * sizeof(*r)); \
-	int n, me, root; \
+	int n, me, root, rc; \
+	long calls = 0; \
 	MPI_Request req; \
 	MPI_Comm_size(comm, &n); \
 	MPI_Comm_rank(comm, &me); \
 	memset(s, 0, cnt * sizeof(*s)); \
 	for (int f = 0; f < 8; f++) { \
 		int max = f % 2; \
+		if (!(forms & 1u << f / 2)) \
+			continue; \
 		root = (f + cnt) % n; \
 		for (int i = 0; i < cnt; i++) { \
 			s[i].v = (VT)((me * 5 + i) % 3); \
@@ -278,7 +295,12 @@ static void fn(MPI_Datatype dt, const char *name, int cnt, MPI_Comm comm, const 
 		memset(r, 0, cnt * sizeof(*r)); \
 		if (f / 2 == 2 && me == root) \
 			memcpy(r, s, cnt * sizeof(*s)); \
-		form_start(f / 2, s, r, cnt, dt, max ? MPI_MAXLOC : MPI_MINLOC, root, comm, &req); \
+		rc = form_start(f / 2, s, r, cnt, dt, max ? MPI_MAXLOC : MPI_MINLOC, root, comm, \
+				&req); \
+		calls++; \
+		mtest_check(rc == MPI_SUCCESS, "%s %s on %s, count %d on %s: returned %d%s", \
+			    form_names[f / 2], max ? "MPI_MAXLOC" : "MPI_MINLOC", name, cnt, \
+			    cname, rc, tag); \
 		MPI_Wait(&req, MPI_STATUS_IGNORE); \
 		if (f / 2 >= 2 && me != root) \
 			continue; \
@@ -291,14 +313,15 @@ static void fn(MPI_Datatype dt, const char *name, int cnt, MPI_Comm comm, const 
 			} \
 			if (!mtest_check(r[i].v == (VT)ev && r[i].i == (IT)ei, \
 					 "%s %s on %s, count %d on %s: element %d is (%g, %g), " \
-					 "expected (%d, %d) [%s]", form_names[f / 2], \
+					 "expected (%d, %d)%s", form_names[f / 2], \
 					 max ? "MPI_MAXLOC" : "MPI_MINLOC", name, cnt, cname, i, \
-					 (double)r[i].v, (double)r[i].i, ev, ei, algo_env)) \
+					 (double)r[i].v, (double)r[i].i, ev, ei, tag)) \
 				break; \
 		} \
 	} \
 	free(s); \
 	free(r); \
+	return calls; \
 }
 
 LOC_TEST(loc_2int, int, int)
@@ -310,50 +333,54 @@ LOC_TEST(loc_ldouble_int, long double, int)
 LOC_TEST(loc_2real, float, float)
 LOC_TEST(loc_2dbl, double, double)
 
-static void test_loc(int cnt, MPI_Comm comm, const char *cname)
+static long test_loc(int cnt, MPI_Comm comm, const char *cname, unsigned forms, const char *tag)
 {
-	loc_2int(MPI_2INT, "MPI_2INT", cnt, comm, cname);
-	loc_2int(MPI_2INTEGER, "MPI_2INTEGER", cnt, comm, cname);
-	loc_float_int(MPI_FLOAT_INT, "MPI_FLOAT_INT", cnt, comm, cname);
-	loc_double_int(MPI_DOUBLE_INT, "MPI_DOUBLE_INT", cnt, comm, cname);
-	loc_long_int(MPI_LONG_INT, "MPI_LONG_INT", cnt, comm, cname);
-	loc_short_int(MPI_SHORT_INT, "MPI_SHORT_INT", cnt, comm, cname);
-	loc_ldouble_int(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", cnt, comm, cname);
-	loc_2real(MPI_2REAL, "MPI_2REAL", cnt, comm, cname);
-	loc_2dbl(MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", cnt, comm, cname);
+	long calls = 0;
+
+	calls += loc_2int(MPI_2INT, "MPI_2INT", cnt, comm, cname, forms, tag);
+	calls += loc_2int(MPI_2INTEGER, "MPI_2INTEGER", cnt, comm, cname, forms, tag);
+	calls += loc_float_int(MPI_FLOAT_INT, "MPI_FLOAT_INT", cnt, comm, cname, forms, tag);
+	calls += loc_double_int(MPI_DOUBLE_INT, "MPI_DOUBLE_INT", cnt, comm, cname, forms, tag);
+	calls += loc_long_int(MPI_LONG_INT, "MPI_LONG_INT", cnt, comm, cname, forms, tag);
+	calls += loc_short_int(MPI_SHORT_INT, "MPI_SHORT_INT", cnt, comm, cname, forms, tag);
+	calls += loc_ldouble_int(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", cnt, comm, cname,
+				 forms, tag);
+	calls += loc_2real(MPI_2REAL, "MPI_2REAL", cnt, comm, cname, forms, tag);
+	calls += loc_2dbl(MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", cnt, comm, cname, forms,
+			  tag);
+	return calls;
 }
 
-/* the small count on world, the medium one (past the long-message switch
- * points for 8-byte and larger types) on the reversed communicator */
-static void test_op_matrix(MPI_Comm rev)
+/*
+ * Every allowed op on every type of types[] (all: the `more` ones too),
+ * then MINLOC/MAXLOC on the pair types, cnt elements on comm through the
+ * calls of `forms`; tag ends each message. Returns the calls made.
+ */
+static long coll_op_matrix(int cnt, MPI_Comm comm, const char *cname, unsigned forms, int all,
+			   const char *tag)
 {
-	static const int mc[] = { 5, 2500 };
+	long calls = 0;
 
-	for (int c = 0; c < 2; c++) {
-		MPI_Comm comm = c ? rev : MPI_COMM_WORLD;
-		const char *cname = c ? "reversed world" : "MPI_COMM_WORLD";
+	for (int t = 0; t < NTYPES; t++) {
+		int size = -1;
 
-		if (quick && !c)	/* count 5 < n: the long-vector algorithms give way */
+		if (types[t].more && !all)
 			continue;
-		for (int t = 0; t < NTYPES; t++) {
-			int size = -1;
-
-			/* other libraries may lack the C++ types (MPICH built
-			 * without C++: null); Michi has them all */
-			if (types[t].dt != MPI_DATATYPE_NULL)
-				MPI_Type_size(types[t].dt, &size);
-			if (size != (int)ct_size(types[t].ct)) {
-				if (mtest_is_michi())
-					mtest_error("%s: size %d, expected %zu", types[t].name, size,
-						    ct_size(types[t].ct));
-				continue;
-			}
-			for (int o = 0; o < NPOPS; o++)
-				if (op_allowed(o, types[t].cls))
-					test_op_type(o, &types[t], mc[c], comm, cname, t);
+		/* other libraries may lack the C++ types (MPICH built without
+		 * C++: null); Michi has them all */
+		if (types[t].dt != MPI_DATATYPE_NULL)
+			MPI_Type_size(types[t].dt, &size);
+		if (size != (int)ct_size(types[t].ct)) {
+			if (mtest_is_michi())
+				mtest_error("%s: size %d, expected %zu", types[t].name, size,
+					    ct_size(types[t].ct));
+			continue;
 		}
-		test_loc(mc[c], comm, cname);
+		for (int o = 0; o < NPOPS; o++)
+			if (op_allowed(o, types[t].cls))
+				calls += test_op_type(o, &types[t], cnt, comm, cname, t, forms, tag);
 	}
+	return calls + test_loc(cnt, comm, cname, forms, tag);
 }
 
 #endif
