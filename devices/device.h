@@ -5,13 +5,17 @@
  * A byte device (self, shm, tcp) moves frames: a fixed-size header
  * that MTMI fills, followed by a payload. The device never looks inside
  * the header except for its first 8 bytes, the payload length. Incoming
- * frames go up through the mtmi_dev_* upcalls declared at the end: the
- * device hands MTMI the header, MTMI says where the payload goes (a posted
- * receive buffer, so that large payloads land with no staging copy), the
- * device fills it and reports the frame done.
+ * frames go up through the upcalls (struct michi_upcalls) that MTMI hands
+ * every device at init in job->up: the device hands MTMI the header, MTMI
+ * says where the payload goes (a posted receive buffer, so that large
+ * payloads land with no staging copy), the device fills it and reports
+ * the frame done.
  *
- * One device serves each peer; the choice is made at connect time from
- * the business cards (michi_dev_for_peer[]), not per message.
+ * One device serves each peer; the choice is made after the fence from
+ * each started device's priority and reach (michi_dev_for_peer[]), not
+ * per message. The devices are the rows of devices/devices.def; their
+ * inline fast paths, where they have some, are listed in devices/fast.h
+ * (devices/README.md).
  */
 #ifndef MICHI_DEVICE_H
 #define MICHI_DEVICE_H
@@ -64,7 +68,7 @@ struct michi_job {
 struct michi_rx {
 	void *buf;      /* destination, or NULL to discard the whole payload */
 	size_t cap;     /* bytes that fit at buf; the rest of the payload is discarded */
-	void *cookie;   /* MTMI's, handed back in mtmi_dev_recv_done() */
+	void *cookie;   /* MTMI's, handed back in the recv_done upcall */
 };
 
 /* ---- upcalls into MTMI, called by devices from their progress --------- */
@@ -97,7 +101,7 @@ struct michi_upcalls {
 	void (*tag_done)(void *ctx, michi_status_t st, uint64_t tag, size_t len);
 };
 
-/* MTMI's table (mtmi/mtmi_proto.c), which its caller puts in job->up. */
+/* MTMI's table (mtmi/mtmi.c), which its caller puts in job->up. */
 extern const struct michi_upcalls mtmi_upcalls MICHI_HIDDEN;
 
 /* Capabilities a device declares in michi_device.caps. */
@@ -151,7 +155,7 @@ struct michi_device {
 	 * iov[1..] the payload, total payload bytes = header's length.
 	 * Returns MICHI_OK when every byte left (payload buffers reusable),
 	 * MICHI_INPROGRESS when the device queued the rest: it then calls
-	 * mtmi_dev_send_done(cookie, status) exactly once later, from
+	 * the send_done upcall (cookie, status) exactly once later, from
 	 * progress. <0 on an immediate error (recorded with michi_err()).
 	 * Frames to one peer leave in the order of the send calls.
 	 */
@@ -215,7 +219,7 @@ struct michi_device {
  * 8-byte aligned, that the device may use from the call until the
  * operation's completion (libfabric's struct fi_context lives there);
  * the same pointer identifies the operation to MTMI in
- * mtmi_dev_tag_done(). Every operation but a send that returned
+ * the tag_done upcall. Every operation but a send that returned
  * MICHI_OK is reported there exactly once.
  */
 #define MICHI_TAG_CTX_SIZE 32
@@ -233,7 +237,7 @@ struct michi_device {
 struct michi_tag_ops {
 	/* Send len bytes at buf to peer. sync: complete only once a
 	 * receive matched it. MICHI_OK: complete already (buf reusable;
-	 * nothing is reported later). MICHI_INPROGRESS: mtmi_dev_tag_done
+	 * nothing is reported later). MICHI_INPROGRESS: tag_done
 	 * follows, from progress. <0: not started (error recorded). The
 	 * device may use bit 63 and its library's remote data for its own
 	 * protocol (a synchronous send's acknowledgement). */
@@ -241,7 +245,7 @@ struct michi_tag_ops {
 			       void *ctx);
 	/* Post a receive from peer (-1: any rank) of a message whose tag
 	 * equals `tag` in every bit that `ignore` does not set. Completion
-	 * is always reported through mtmi_dev_tag_done, possibly inside
+	 * is always reported through tag_done, possibly inside
 	 * this call. MICHI_OK when posted, <0 when not (nothing reported). */
 	michi_status_t (*recv)(int peer, void *buf, size_t len, uint64_t tag, uint64_t ignore,
 			       void *ctx);
@@ -254,7 +258,7 @@ struct michi_tag_ops {
 	/* Receive a message claimed by probe; completion as for recv. */
 	michi_status_t (*mrecv)(void *msg, void *buf, size_t len, void *ctx);
 	/* Withdraw a receive not yet matched: it completes through
-	 * mtmi_dev_tag_done with MICHI_ERR_CANCELLED, or normally when it
+	 * tag_done with MICHI_ERR_CANCELLED, or normally when it
 	 * matched first. Sends are not withdrawn (MICHI_OK, no effect). */
 	michi_status_t (*cancel)(void *ctx);
 };
