@@ -3,17 +3,22 @@
  * devices/device.c: the table of devices, the choice of one device per
  * world rank, polling, and how a rank with nothing to do waits.
  *
+ * The devices are the rows of devices/devices.def; this file names none
+ * of them: what it needs to know is data in each one's struct.
  * michi_devices_init() runs before the job's fence and starts every device
- * some peer may need, so that each can put its business card: self always,
- * shm unless the launcher says this rank is alone on its host, tcp unless
- * it says every rank is on this host. After the fence the host map is
- * known: michi_devices_post_fence() runs each started device's post_fence
- * and picks per peer: self for our own rank, shm for a rank on our host,
- * tcp for the rest. MICHI_DEVICE=<name> forces one device for every other
- * rank; a matching device (ofi, ucx: michi_device.tagged) forced so
- * serves every rank, this one included, and MTMI then hands it the
- * matching (michi_devices_tagged). Only devices that serve some peer
- * are polled (self never needs polling: it delivers inside send).
+ * some peer may need, so that each can put its business card: the
+ * MICHI_DEV_OWN_RANK devices (self) always, and every device of nonzero
+ * priority whose wanted() says a peer may need it (shm: the launcher does
+ * not say this rank is alone on its host; tcp: it does not say every rank
+ * is on this host). After the fence the host map is known:
+ * michi_devices_post_fence() runs each started device's post_fence and
+ * gives each peer the started device of highest priority that reaches it
+ * (self for our own rank, shm for a rank on our host, tcp for the rest).
+ * MICHI_DEVICE=<name> forces one device for every other rank; a matching
+ * device (ofi, ucx: michi_device.tagged) forced so serves every rank,
+ * this one included, and MTMI then hands it the matching
+ * (michi_devices_tagged). Only devices that serve some peer are polled
+ * (not the OWN_RANK ones: self delivers inside send).
  *
  * Waiting (docs/design.md §2, "No thread is required"): idle polls, then
  * sched_yield, and sleeps in the devices' wait only when asked to
@@ -39,8 +44,6 @@
  */
 #include "config.h"
 #include "device.h"
-#include "shm/shm.h"
-#include "tcp/tcp.h"
 
 #include <dlfcn.h>
 #include <poll.h>
@@ -55,18 +58,18 @@
 
 int michi_tag_inline;
 
+#define MICHI_DEVICE(name) extern struct michi_device michi_device_##name MICHI_HIDDEN;
+#define MICHI_DEVICE_UNBUILT(name, how)
+#include "devices.def"
+#undef MICHI_DEVICE
+#undef MICHI_DEVICE_UNBUILT
+
 struct michi_device *michi_devices[] = {
-	&michi_device_self,
-	&michi_device_shm,
-	&michi_device_tcp,
-/* (MICHI_BYTE_DEVICES_ONLY: unit tests of the byte devices, linked
- * without the matching ones) */
-#if defined(HAVE_OFI) && !defined(MICHI_BYTE_DEVICES_ONLY)
-	&michi_device_ofi,
-#endif
-#if defined(HAVE_UCX) && !defined(MICHI_BYTE_DEVICES_ONLY)
-	&michi_device_ucx,
-#endif
+#define MICHI_DEVICE(name) &michi_device_##name,
+#define MICHI_DEVICE_UNBUILT(name, how)
+#include "devices.def"
+#undef MICHI_DEVICE
+#undef MICHI_DEVICE_UNBUILT
 	NULL,
 };
 
@@ -75,17 +78,16 @@ struct michi_device *michi_devices[] = {
 static const struct {
 	const char *name, *how;
 } devices_unbuilt[] = {
-#ifndef HAVE_OFI
-	{ "ofi", "libfabric (Debian: libfabric-dev)" },
-#endif
-#ifndef HAVE_UCX
-	{ "ucx", "UCX (Debian: libucx-dev)" },
-#endif
+#define MICHI_DEVICE(name)
+#define MICHI_DEVICE_UNBUILT(name, how) { #name, how },
+#include "devices.def"
+#undef MICHI_DEVICE
+#undef MICHI_DEVICE_UNBUILT
 	{ NULL, NULL },
 };
 
 struct michi_device **michi_dev_for_peer;
-static int shm_tx_count;   /* entries of michi_dev_for_peer and shm.tx */
+static int devices_npeers;   /* entries of michi_dev_for_peer */
 struct michi_wait_policy michi_wait;
 
 static const char *device_force = "";
@@ -121,7 +123,7 @@ static struct michi_device *devices_poll[DEVICES_MAX];     /* serving a peer */
 static int devices_npoll;
 static struct michi_device *devices_forced;
 
-static struct michi_device *devices_find(const char *name)
+struct michi_device *michi_device_find(const char *name)
 {
 	int i;
 
@@ -159,12 +161,13 @@ static michi_status_t devices_parse_force(void)
 	devices_forced = NULL;
 	if (!device_force || !*device_force || strcmp(device_force, "auto") == 0)
 		return MICHI_OK;
-	d = devices_find(device_force);
+	d = michi_device_find(device_force);
 	if (!d)
 		return devices_unknown(device_force);
-	if (d == &michi_device_self)
-		return michi_err(MICHI_ERR_INVAL, "MICHI_DEVICE=self: the self device only "
-				 "serves a rank sending to itself; choose one for other ranks");
+	if (d->caps & MICHI_DEV_OWN_RANK)
+		return michi_err(MICHI_ERR_INVAL, "MICHI_DEVICE=%s: the %s device only "
+				 "serves a rank sending to itself; choose one for other ranks",
+				 d->name, d->name);
 	devices_forced = d;
 	return MICHI_OK;
 }
@@ -201,11 +204,32 @@ static void devices_stop_all(void)
 	devices_npoll = 0;
 }
 
+/* The per-peer tables of the devices whose inline paths are asked for
+ * every peer (MICHI_DEV_FRAMES), started or not: n 0 frees them. */
+static michi_status_t devices_peers(int n)
+{
+	michi_status_t st;
+	int i;
+
+	for (i = 0; michi_devices[i]; i++) {
+		if (!(michi_devices[i]->caps & MICHI_DEV_FRAMES) || !michi_devices[i]->peers)
+			continue;
+		st = michi_devices[i]->peers(n);
+		if (st < 0)
+			return st;
+	}
+	return MICHI_OK;
+}
+
 michi_status_t michi_devices_init(struct michi_job *job)
 {
 	michi_status_t st;
+	int i;
 
 	michi_tunables_load();
+	if (!job->up)
+		return michi_err(MICHI_ERR_INTERN, "devices started without MTMI's upcalls "
+				 "(job->up)");
 	st = devices_parse_force();
 	if (st < 0)
 		return st;
@@ -213,27 +237,21 @@ michi_status_t michi_devices_init(struct michi_job *job)
 	if (!michi_dev_for_peer)
 		return michi_err(MICHI_ERR_NOMEM, "no memory for the device table of %d ranks",
 				 job->size);
-	/* the inline send paths index shm's table for every peer */
-	st = shm_tx_table(job->size);
+	devices_npeers = job->size;
+	st = devices_peers(job->size);
 	if (st < 0)
 		goto err_free_table;
-	shm_tx_count = job->size;
-	st = devices_start(&michi_device_self, job);
-	if (st < 0)
-		goto err_free_table;
-	if (devices_forced && devices_forced->tagged) {
-		/* a matching device serves every rank, a singleton too */
-		st = devices_start(devices_forced, job);
-		if (st < 0)
-			goto err_stop;
-	} else if (job->size > 1) {
-		/* local_size -1: the launcher did not say; start both */
-		if (devices_forced)
-			st = devices_start(devices_forced, job);
-		if (!devices_forced && job->local_size != 1)
-			st = devices_start(&michi_device_shm, job);
-		if (st >= 0 && !devices_forced && job->local_size != job->size)
-			st = devices_start(&michi_device_tcp, job);
+	for (i = 0; michi_devices[i]; i++) {
+		struct michi_device *d = michi_devices[i];
+
+		if (d->caps & MICHI_DEV_OWN_RANK)
+			st = devices_start(d, job);
+		else if (devices_forced)
+			/* a matching device serves every rank, a singleton too */
+			st = d == devices_forced && (d->tagged || job->size > 1) ?
+			     devices_start(d, job) : MICHI_OK;
+		else if (job->size > 1 && d->priority > 0 && (!d->wanted || d->wanted(job)))
+			st = devices_start(d, job);
 		if (st < 0)
 			goto err_stop;
 	}
@@ -244,8 +262,7 @@ err_stop:
 err_free_table:
 	free(michi_dev_for_peer);
 	michi_dev_for_peer = NULL;
-	free(shm.tx);
-	shm.tx = NULL;
+	devices_peers(0);
 	return st;
 }
 
@@ -339,26 +356,34 @@ static void devices_wait_policy(const struct michi_job *job)
 			    w->spin);
 }
 
+/* The started device of highest priority that reaches rank, or NULL. */
+static struct michi_device *devices_best(int rank)
+{
+	struct michi_device *best = NULL;
+	int i;
+
+	for (i = 0; i < devices_nactive; i++) {
+		struct michi_device *d = devices_active[i];
+
+		if (d->priority > 0 && (!best || d->priority > best->priority) &&
+		    (!d->reaches || d->reaches(rank)))
+			best = d;
+	}
+	return best;
+}
+
 static michi_status_t devices_choose(struct michi_job *job)
 {
-	struct michi_device *shm_ok = devices_started(&michi_device_shm) ? &michi_device_shm : NULL;
-	struct michi_device *tcp_ok = devices_started(&michi_device_tcp) ? &michi_device_tcp : NULL;
 	int i, j;
 
 	for (i = 0; i < job->size; i++) {
 		struct michi_device *d;
 
 		/* a matching device matches every message, ours included */
-		if (i == job->rank && !(devices_forced && devices_forced->tagged)) {
-			michi_dev_for_peer[i] = &michi_device_self;
-			continue;
-		}
-		if (devices_forced)
+		if (devices_forced && (i != job->rank || devices_forced->tagged))
 			d = devices_forced;
-		else if (shm_ok && shm_ok->reaches(i))
-			d = shm_ok;
 		else
-			d = tcp_ok;
+			d = devices_best(i);
 		if (!d || (d->reaches && !d->reaches(i)))
 			return michi_err(MICHI_ERR_PEER, "no device reaches rank %d (host %d, "
 					 "ours %d)%s", i, job->host_of[i], job->host_of[job->rank],
@@ -366,6 +391,8 @@ static michi_status_t devices_choose(struct michi_job *job)
 							: ": the launcher put it on this host but its "
 							  "host name differs");
 		michi_dev_for_peer[i] = d;
+		if (d->caps & MICHI_DEV_OWN_RANK)
+			continue;
 		for (j = 0; j < devices_npoll; j++)
 			if (devices_poll[j] == d)
 				break;
@@ -406,15 +433,7 @@ const struct michi_tag_ops *michi_devices_tagged(void)
 	const struct michi_tag_ops *ops = devices_forced && devices_npoll ?
 					  devices_forced->tagged : NULL;
 
-	michi_tag_inline = MICHI_TAG_INLINE_NONE;
-#if defined(HAVE_UCX) && !defined(MICHI_BYTE_DEVICES_ONLY)
-	if (ops == &michi_ucx_tag_ops)
-		michi_tag_inline = MICHI_TAG_INLINE_UCX;
-#endif
-#if defined(HAVE_OFI) && !defined(MICHI_BYTE_DEVICES_ONLY)
-	if (ops == &michi_ofi_tag_ops)
-		michi_tag_inline = MICHI_TAG_INLINE_OFI;
-#endif
+	michi_tag_inline = ops ? devices_forced->tag_inline : MICHI_TAG_INLINE_NONE;
 	return ops;
 }
 
@@ -447,9 +466,10 @@ michi_status_t michi_devices_finalize(void)
 	}
 	free(michi_dev_for_peer);
 	michi_dev_for_peer = NULL;
-	/* shm's send table, when shm did not start (its finalize frees it) */
-	free(shm.tx);
-	shm.tx = NULL;
+	devices_npeers = 0;
+	/* the per-peer tables of the devices that did not start (a started
+	 * one's finalize frees its own) */
+	devices_peers(0);
 	return st;
 }
 
@@ -522,75 +542,92 @@ void michi_devices_block(int timeout_ms)
 
 /* ---- peers of other jobs (mpi/dynproc.c) ------------------------------ */
 
-static michi_status_t devices_dyn_tcp(struct michi_job *job)
+/* The first device of the table that serves other jobs' processes. */
+static struct michi_device *devices_dyn_dev(void)
 {
+	int i;
+
+	for (i = 0; michi_devices[i]; i++)
+		if (michi_devices[i]->dyn)
+			return michi_devices[i];
+	return NULL;
+}
+
+static michi_status_t devices_dyn_start(struct michi_job *job, struct michi_device **dp)
+{
+	struct michi_device *d = devices_dyn_dev();
 	michi_status_t st;
 
 	if (devices_forced && devices_forced->tagged)
 		return michi_err(MICHI_ERR_UNSUPPORTED, "MICHI_DEVICE=%s: processes of other "
-				 "jobs (spawn, connect/accept, join) need the tcp device; run "
-				 "without forcing a matching device", devices_forced->name);
-	if (devices_started(&michi_device_tcp))
+				 "jobs (spawn, connect/accept, join) need the %s device; run "
+				 "without forcing a matching device", devices_forced->name,
+				 d ? d->name : "tcp");
+	if (!d)
+		return michi_err(MICHI_ERR_UNSUPPORTED, "processes of other jobs (spawn, "
+				 "connect/accept, join): this Michi has no device that serves them");
+	*dp = d;
+	if (devices_started(d))
 		return MICHI_OK;
-	st = tcp_dyn_start(job);
+	if (devices_nactive == DEVICES_MAX)
+		return michi_err(MICHI_ERR_INTERN, "more than %d devices started", DEVICES_MAX);
+	st = d->dyn->start(job);
 	if (st < 0)
 		return st;
-	devices_active[devices_nactive++] = &michi_device_tcp;
+	devices_active[devices_nactive++] = d;
 	return MICHI_OK;
 }
 
 michi_status_t michi_devices_dyn_card(struct michi_job *job, char *card, size_t len)
 {
-	michi_status_t st = devices_dyn_tcp(job);
+	struct michi_device *d;
+	michi_status_t st = devices_dyn_start(job, &d);
 
 	if (st < 0)
 		return st;
-	return tcp_dyn_card(card, len);
+	return d->dyn->card(card, len);
 }
 
 int michi_devices_dyn_find(const uint8_t key[16], int rank)
 {
-	if (!devices_started(&michi_device_tcp))
+	struct michi_device *d = devices_dyn_dev();
+
+	if (!d || !devices_started(d))
 		return -1;
-	return tcp_dyn_find(key, rank);
+	return d->dyn->find(key, rank);
 }
 
 michi_status_t michi_devices_dyn_add(struct michi_job *job, int index, const uint8_t key[16],
 				     int rank, const char *host, const char *card)
 {
-	struct michi_device **nd;
-	struct shm_tx *nt;
+	struct michi_device **nd, *d;
 	michi_status_t st;
-	int i, old;
+	int i;
 
-	st = devices_dyn_tcp(job);
+	st = devices_dyn_start(job, &d);
 	if (st < 0)
 		return st;
-	old = shm_tx_count;
-	if (index >= old) {
-		/* shm's send table is indexed by every peer on the inline path;
-		 * a zeroed entry refuses in-place frames (fast_lim 0) */
+	if (index >= devices_npeers) {
+		/* the inline paths' per-peer tables grow with it (a new
+		 * entry refuses in-place frames) */
 		nd = realloc(michi_dev_for_peer, (size_t)(index + 1) * sizeof(*nd));
 		if (!nd)
 			return michi_err(MICHI_ERR_NOMEM, "no memory for peer %d", index);
 		michi_dev_for_peer = nd;
-		nt = realloc(shm.tx, (size_t)(index + 1) * sizeof(*nt));
-		if (!nt)
-			return michi_err(MICHI_ERR_NOMEM, "no memory for peer %d", index);
-		shm.tx = nt;
-		for (i = old; i <= index; i++) {
-			memset(&shm.tx[i], 0, sizeof(shm.tx[i]));
+		for (i = devices_npeers; i <= index; i++)
 			michi_dev_for_peer[i] = NULL;
-		}
-		shm_tx_count = index + 1;
+		devices_npeers = index + 1;
+		st = devices_peers(index + 1);
+		if (st < 0)
+			return st;
 	}
-	st = tcp_dyn_add(index, key, rank, host, card);
+	st = d->dyn->add(index, key, rank, host, card);
 	if (st < 0)
 		return st;
-	michi_dev_for_peer[index] = &michi_device_tcp;
+	michi_dev_for_peer[index] = d;
 	for (i = 0; i < devices_npoll; i++)
-		if (devices_poll[i] == &michi_device_tcp)
+		if (devices_poll[i] == d)
 			return MICHI_OK;
-	devices_poll[devices_npoll++] = &michi_device_tcp;
+	devices_poll[devices_npoll++] = d;
 	return MICHI_OK;
 }

@@ -49,6 +49,16 @@ MICHI_TUNABLE(mtmi_finalize_timeout, "mtmi_finalize_timeout", MICHI_T_DOUBLE, "0
 	      MICHI_LEVEL_TUNER,
 	      "seconds finalize waits for unmatched pending sends before leaving them (0: no limit)");
 
+/* What the devices call (device.h); MTMI's caller hands it to them in
+ * job->up. */
+const struct michi_upcalls mtmi_upcalls = {
+	.recv_hdr = mtmi_dev_recv_hdr,
+	.recv_done = mtmi_dev_recv_done,
+	.send_done = mtmi_dev_send_done,
+	.peer_failed = mtmi_dev_peer_failed,
+	.tag_done = mtmi_dev_tag_done,
+};
+
 michi_status_t mtmi_init(struct michi_job *job)
 {
 	size_t n = (size_t)job->size;

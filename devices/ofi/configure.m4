@@ -11,3 +11,5 @@ AS_IF([test "x$with_ofi" != xno],
 AM_CONDITIONAL([HAVE_OFI], [test "x$have_ofi" = xyes])
 AC_SUBST([OFI_CFLAGS])
 AC_SUBST([OFI_LIBS])
+AS_IF([test "x$have_ofi" = xyes], [michi_built="$michi_built ofi"; michi_devices="$michi_devices ofi"],
+  [michi_devices="$michi_devices (ofi: no, needs libfabric-dev)"])

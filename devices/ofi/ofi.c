@@ -11,7 +11,7 @@
  * struct fi_context, so a send or receive is one libfabric call with no
  * queue, copy or allocation here: fi_tinject up to the provider's
  * inject size (complete at once, nothing reported), else fi_tsend or
- * fi_trecv, whose completion progress() hands to mtmi_dev_tag_done.
+ * fi_trecv, whose completion progress() hands to MTMI (its tag_done upcall).
  *
  * The rest uses operations of the device's own (struct ofi_op, from a
  * pool whose address ranges tell their contexts from MTMI's):
@@ -188,6 +188,8 @@ struct ofi_state {
 };
 
 static struct ofi_state ofi;
+/* MTMI's upcalls, copied at init (job->up) */
+static struct michi_upcalls ofi_up;
 /* what the inline paths read (ofi_fast.h), kept by ofi_fast_sync() */
 struct ofi_fast michi_ofi_fast;
 
@@ -357,7 +359,7 @@ static void ofi_sync_half(struct ofi_op *op, michi_status_t st)
 		return;
 	if (op->mtmi_ctx) {
 		ofi.inflight--;
-		mtmi_dev_tag_done(op->mtmi_ctx, op->st, op->tag, op->len);
+		ofi_up.tag_done(op->mtmi_ctx, op->st, op->tag, op->len);
 	}
 	ofi_op_put(op);
 }
@@ -376,7 +378,7 @@ static void ofi_buffered_done(struct ofi_op *op)
 		memcpy(op->dst, op->copy, n);
 	free(op->copy);
 	op->copy = NULL;
-	mtmi_dev_tag_done(op->mtmi_ctx, st, op->tag, op->len);
+	ofi_up.tag_done(op->mtmi_ctx, st, op->tag, op->len);
 	ofi_op_put(op);
 }
 
@@ -407,7 +409,7 @@ static void ofi_own_done(struct ofi_op *op, void *ctx, michi_status_t st, uint64
 			ofi_ack_send(data, op->tag);
 		if (st == MICHI_ERR_TRUNCATE)
 			len = op->len;
-		mtmi_dev_tag_done(op->mtmi_ctx, st, op->tag, len);
+		ofi_up.tag_done(op->mtmi_ctx, st, op->tag, len);
 		ofi_op_put(op);
 		break;
 	case OFI_OP_BUFFERED:
@@ -487,7 +489,7 @@ static __attribute__((noinline, cold)) int ofi_cq_error(void)
 	if (!(e.flags & FI_SEND) && st == MICHI_ERR_TRUNCATE && (e.flags & ofi.data_flag) &&
 	    (e.data & 1))
 		ofi_ack_send(e.data, e.tag);
-	mtmi_dev_tag_done(e.op_context, st, e.tag, len);
+	ofi_up.tag_done(e.op_context, st, e.tag, len);
 	return 1;
 }
 
@@ -527,13 +529,13 @@ static int ofi_progress(void)
 		}
 		if (e[i].flags & FI_SEND) {
 			ofi.inflight--;
-			mtmi_dev_tag_done(e[i].op_context, MICHI_OK, 0, 0);
+			ofi_up.tag_done(e[i].op_context, MICHI_OK, 0, 0);
 			continue;
 		}
 		michi_ofi_fast.nrecv--;
 		if (unlikely(e[i].flags & ofi.data_flag) && (e[i].data & 1))
 			ofi_ack_send(e[i].data, e[i].tag);
-		mtmi_dev_tag_done(e[i].op_context, MICHI_OK, e[i].tag, e[i].len);
+		ofi_up.tag_done(e[i].op_context, MICHI_OK, e[i].tag, e[i].len);
 	}
 	if (unlikely(ofi.acks != NULL))
 		ofi_ack_retry();
@@ -600,7 +602,7 @@ static void ofi_sendq_drain(void)
 
 			ofi.inflight--;
 			if (op->mtmi_ctx)
-				mtmi_dev_tag_done(op->mtmi_ctx, st, op->tag, op->len);
+				ofi_up.tag_done(op->mtmi_ctx, st, op->tag, op->len);
 			else
 				michi_error("%s", michi_err_msg());
 		}
@@ -1223,6 +1225,7 @@ static michi_status_t ofi_init(struct michi_job *job)
 			return st;
 	}
 	ofi_close_all();
+	ofi_up = *job->up;
 	ofi.rank = job->rank;
 	ofi.size = job->size;
 	ofi.touched = calloc((size_t)job->size, 1);
@@ -1328,4 +1331,5 @@ struct michi_device michi_device_ofi = {
 	.eager_limit = 0,
 	.block = ofi_block,
 	.tagged = &michi_ofi_tag_ops,
+	.tag_inline = MICHI_TAG_INLINE_OFI,
 };

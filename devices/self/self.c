@@ -2,8 +2,8 @@
 /*
  * devices/self/self.c: the device for a rank sending to itself.
  *
- * Delivery is synchronous: send() calls mtmi_dev_recv_hdr(), copies the
- * payload into the buffer MTMI names, calls mtmi_dev_recv_done() and
+ * Delivery is synchronous: send() calls self_up.recv_hdr(), copies the
+ * payload into the buffer MTMI names, calls self_up.recv_done() and
  * returns MICHI_OK, all before it returns. MTMI must therefore be ready
  * to take an incoming frame from inside its own send to itself, and the
  * upcalls may send to self again (the nesting is plain recursion, each
@@ -16,7 +16,10 @@
 #include <stdint.h>
 #include <string.h>
 
+extern struct michi_device michi_device_self MICHI_HIDDEN;
+
 static int self_rank = -1;
+static struct michi_upcalls self_up;   /* MTMI's, copied at init (job->up) */
 
 static size_t self_eager_limit = 65536;
 MICHI_TUNABLE(self_eager_limit, "self_eager_limit", MICHI_T_SIZE, "65536",
@@ -27,6 +30,7 @@ static michi_status_t self_init(struct michi_job *job)
 {
 	michi_tunables_load();
 	self_rank = job->rank;
+	self_up = *job->up;
 	michi_device_self.eager_limit = self_eager_limit;
 	return MICHI_OK;
 }
@@ -55,7 +59,7 @@ static michi_status_t self_send(int peer, const struct iovec *iov, int iovcnt, v
 	/* the upcalls may change the caller's header memory only through
 	 * their own copy: hand them a private one */
 	memcpy(hdr, iov[0].iov_base, MICHI_FRAME_HDR_SIZE);
-	mtmi_dev_recv_hdr(peer, hdr, &rx);
+	self_up.recv_hdr(peer, hdr, &rx);
 	room = rx.buf ? rx.cap : 0;
 	for (i = 1; i < iovcnt && off < room; i++) {
 		size_t n = iov[i].iov_len < room - off ? iov[i].iov_len : room - off;
@@ -63,7 +67,7 @@ static michi_status_t self_send(int peer, const struct iovec *iov, int iovcnt, v
 		memcpy((char *)rx.buf + off, iov[i].iov_base, n);
 		off += n;
 	}
-	mtmi_dev_recv_done(peer, &rx);
+	self_up.recv_done(peer, &rx);
 	return MICHI_OK;
 }
 
@@ -83,8 +87,16 @@ static size_t self_pending(void)
 	return 0;
 }
 
+static int self_reaches(int rank)
+{
+	return rank == self_rank;
+}
+
 struct michi_device michi_device_self = {
 	.name = "self",
+	.priority = 30,
+	.caps = MICHI_DEV_OWN_RANK,
+	.reaches = self_reaches,
 	.init = self_init,
 	.post_fence = self_post_fence,
 	.finalize = self_finalize,

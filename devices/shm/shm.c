@@ -72,14 +72,31 @@ void shm_wake_slow(struct shm_proc *p)
 	futex_call(&p->futex, FUTEX_WAKE, 1, NULL);
 }
 
-michi_status_t shm_tx_table(int nranks)
+/*
+ * The send table is indexed by every peer on the inline paths (device.h:
+ * the in-place frames are asked for every peer), so it exists whether or
+ * not shm started, for every peer, those of other jobs too: a zeroed
+ * entry refuses (fast_lim 0). n 0 frees it (shm_finalize does too).
+ */
+michi_status_t shm_peers(int n)
 {
-	if (shm.tx)
+	struct shm_tx *t;
+
+	if (n == 0) {
+		free(shm.tx);
+		shm.tx = NULL;
+		shm.ntx = 0;
 		return MICHI_OK;
-	shm.tx = calloc((size_t)nranks, sizeof(*shm.tx));
-	if (!shm.tx)
-		return michi_err(MICHI_ERR_NOMEM, "shm: no memory for the send table of %d ranks",
-				 nranks);
+	}
+	if (n <= shm.ntx)
+		return MICHI_OK;
+	t = realloc(shm.tx, (size_t)n * sizeof(*t));
+	if (!t)
+		return michi_err(MICHI_ERR_NOMEM, "shm: no memory for the send table of %d peers",
+				 n);
+	memset(t + shm.ntx, 0, (size_t)(n - shm.ntx) * sizeof(*t));
+	shm.tx = t;
+	shm.ntx = n;
 	return MICHI_OK;
 }
 
@@ -92,6 +109,7 @@ int shm_frame_wake(int peer)
 static michi_status_t shm_init(struct michi_job *job)
 {
 	/* the segment needs the host map, known after the fence */
+	shm.up = *job->up;
 	michi_device_shm.eager_limit = shm_eager_limit;
 	shm.idle_mask = 4095;   /* post_fence knows better */
 	if (strcmp(shm_cma_mode, "off") == 0) {
@@ -153,7 +171,7 @@ static void peer_died(int local)
 		close(shm.peer_pidfd[local]);
 	shm.peer_pidfd[local] = -2;
 	shm_tx_fail(&shm.tx[rank], MICHI_ERR_PEER);
-	mtmi_dev_peer_failed(rank, MICHI_ERR_PEER);
+	shm.up.peer_failed(rank, MICHI_ERR_PEER);
 }
 
 /* Whether local rank i and we have exchanged anything yet (rings are
@@ -464,8 +482,18 @@ static michi_status_t shm_send(int peer, const struct iovec *iov, int iovcnt, vo
 	return shm_send_fast(peer, iov, iovcnt, cookie);
 }
 
+/* ranks on this host besides us: -1, the launcher did not say */
+static int shm_wanted(const struct michi_job *job)
+{
+	return job->local_size != 1;
+}
+
 struct michi_device michi_device_shm = {
 	.name = "shm",
+	.priority = 20,
+	.wanted = shm_wanted,
+	.caps = MICHI_DEV_FRAMES,
+	.peers = shm_peers,
 	.init = shm_init,
 	.post_fence = shm_post_fence,
 	.finalize = shm_finalize,

@@ -153,6 +153,8 @@ struct shm_rx {
 
 struct shm_state {
 	struct shm_tx *tx;        /* per world rank; cells NULL if not a shm peer */
+	int ntx;                  /* its entries (shm_peers) */
+	struct michi_upcalls up;  /* MTMI's, copied at init (job->up) */
 	struct shm_rx *rx;        /* per local sender */
 	int nrx;
 	int ntxbusy;              /* rings with queued frames */
@@ -226,7 +228,8 @@ size_t shm_chunk_bytes(size_t ring_bytes);
 
 /* The per-rank send table, allocated by the device layer for every job
  * (zeroed: no rank served) so that inline paths can index it blindly. */
-michi_status_t shm_tx_table(int nranks);
+/* the per-peer send table, for n peers (device.h: peers) */
+michi_status_t shm_peers(int n);
 
 /* shm_seg.c */
 michi_status_t shm_seg_attach(struct michi_job *job);

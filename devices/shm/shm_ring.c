@@ -251,7 +251,7 @@ int shm_tx_push(struct shm_tx *t, int peer)
 		void *cookie = t->qhead->cookie;
 
 		tx_queue_pop(t);
-		mtmi_dev_send_done(cookie, MICHI_OK);
+		shm.up.send_done(cookie, MICHI_OK);
 		n++;
 	}
 	return n;
@@ -264,7 +264,7 @@ void shm_tx_fail(struct shm_tx *t, michi_status_t st)
 		void *cookie = t->qhead->cookie;
 
 		tx_queue_pop(t);
-		mtmi_dev_send_done(cookie, st);
+		shm.up.send_done(cookie, st);
 	}
 }
 
@@ -332,7 +332,7 @@ int shm_rx_poll(struct shm_rx *r, int budget)
 			room -= SHM_FIRST_HDR;
 			r->done = 0;
 			r->left = len;
-			mtmi_dev_recv_hdr(r->peer, h, &r->rx);
+			shm.up.recv_hdr(r->peer, h, &r->rx);
 			rx_clear_tail(c, SHM_FIRST_HDR +
 					 rx_take(r, c + SHM_FIRST_HDR, len < room ? len : room));
 		} else {
@@ -343,7 +343,7 @@ int shm_rx_poll(struct shm_rx *r, int budget)
 		r->head += nc;
 		atomic_store_explicit(&r->ctl->head, r->head, memory_order_release);
 		if (r->left == 0)
-			mtmi_dev_recv_done(r->peer, &r->rx);
+			shm.up.recv_done(r->peer, &r->rx);
 		if (unlikely(shm.wake)) {
 			/* a sender with frames queued for room: wake it if it
 			 * sleeps (it raises `sleeping` with a full barrier and

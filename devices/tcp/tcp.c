@@ -108,6 +108,7 @@ michi_status_t tcp_open(struct michi_job *job, int all_local, int publish)
 		tcp_rbuf_size = 4096;
 	memset(&tcp, 0, sizeof(tcp));
 	tcp.job = job;
+	tcp.up = *job->up;
 	tcp.rank = job->rank;
 	tcp.size = job->size;
 	tcp.all_local = all_local;
@@ -283,8 +284,24 @@ static double tcp_rtt(int peer)
 	return best;
 }
 
+/* some rank is on another host (local_size -1: the launcher did not say) */
+static int tcp_wanted(const struct michi_job *job)
+{
+	return job->local_size != job->size;
+}
+
+static const struct michi_dyn_ops tcp_dyn_ops = {
+	.start = tcp_dyn_start,
+	.card = tcp_dyn_card,
+	.add = tcp_dyn_add,
+	.find = tcp_dyn_find,
+};
+
 struct michi_device michi_device_tcp = {
 	.name = "tcp",
+	.priority = 10,
+	.wanted = tcp_wanted,
+	.dyn = &tcp_dyn_ops,
 	.init = tcp_init,
 	.post_fence = tcp_post_fence,
 	.finalize = tcp_finalize,

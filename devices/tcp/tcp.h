@@ -190,7 +190,7 @@ struct tcp_peer {
 	int lane_off;             /* a lane failed or was refused: none */
 	struct tcp_split *lsplit, *lsplit_tail;
 	michi_status_t fail_st;
-	int notify_failed;        /* mtmi_dev_peer_failed still to be called */
+	int notify_failed;        /* the peer_failed upcall still to be made */
 
 	/* connect: addresses from the card, tried in order */
 	int naddr, addr_idx, retrying;
@@ -217,6 +217,7 @@ enum tcp_fin {
 
 struct tcp_state {
 	struct michi_job *job;
+	struct michi_upcalls up;  /* MTMI's, copied at start (job->up) */
 	int rank, size;
 	int epfd;
 	int all_local;            /* every rank on this host */

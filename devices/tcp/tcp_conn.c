@@ -841,7 +841,7 @@ void tcp_peer_notify(void)
 		p->notify_failed = 0;
 		tcp.n_notify--;
 		if (!tcp.finalizing)
-			mtmi_dev_peer_failed(i, p->fail_st);
+			tcp.up.peer_failed(i, p->fail_st);
 	}
 }
 

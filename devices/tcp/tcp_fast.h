@@ -20,6 +20,10 @@
 
 #include "michi.h"
 
+/* hidden: device.h's inline send compares with its address, which must
+ * not go through the GOT */
+extern struct michi_device michi_device_tcp MICHI_HIDDEN;
+
 /* Per world rank: the socket when up with an empty queue, else -1. */
 extern int *tcp_fast_fd MICHI_HIDDEN;
 /* A message header whose unused fields stay zero, so a send writes only

@@ -4,8 +4,8 @@
  * frames and handing them to MTMI.
  *
  * Small frames: one read() per readiness into the connection's receive
- * buffer, then every complete frame in it goes up (mtmi_dev_recv_hdr, copy
- * of the payload bytes already buffered, mtmi_dev_recv_done). Large
+ * buffer, then every complete frame in it goes up (the recv_hdr upcall, copy
+ * of the payload bytes already buffered, recv_done). Large
  * payloads: once the buffered bytes are used up, the rest is read with
  * readv() straight into MTMI's buffer, the receive buffer behind it for
  * whatever follows, so a large message lands with no staging copy. Bytes
@@ -38,7 +38,7 @@ static inline void tcp_recv_frame_done(struct tcp_conn *c)
 		return;
 	}
 	c->rx_active = 0;
-	mtmi_dev_recv_done(c->peer, &c->rx);
+	tcp.up.recv_done(c->peer, &c->rx);
 }
 
 /* The main connection's frame has its last `tail` bytes on the lane:
@@ -88,7 +88,7 @@ static inline void tcp_recv_hdr(struct tcp_conn *c)
 	c->rx.buf = NULL;
 	c->rx.cap = 0;
 	c->rx.cookie = NULL;
-	mtmi_dev_recv_hdr(c->peer, c->hdr, &c->rx);
+	tcp.up.recv_hdr(c->peer, c->hdr, &c->rx);
 	c->rx_len = len;
 	c->rx_got = 0;
 	c->rx_ulen = c->rx.buf ? (c->rx.cap < len ? c->rx.cap : len) : 0;

@@ -8,7 +8,7 @@
  * full, frames already waiting) goes to the peer's FIFO queue, which keeps
  * frames in call order; the queue holds a copy of the 48-byte header and
  * pointers to the caller's payload, which MTMI keeps alive until
- * mtmi_dev_send_done(). sendmsg with MSG_NOSIGNAL is writev plus the
+ * tcp.up.send_done(). sendmsg with MSG_NOSIGNAL is writev plus the
  * flag that turns a write to a closed peer into EPIPE instead of SIGPIPE.
  *
  * Large frames (rendezvous DATA, at least tcp_lane_min bytes) are split
@@ -71,7 +71,7 @@ void tcp_split_part_done(struct tcp_split *s, michi_status_t st)
 		s->st = st;
 	if (--s->parts)
 		return;
-	mtmi_dev_send_done(s->cookie, s->st);
+	tcp.up.send_done(s->cookie, s->st);
 	free(s);
 }
 
@@ -320,7 +320,7 @@ static void tcp_sendq_done(struct tcp_peer *p, michi_status_t st)
 	if (q->split)
 		tcp_split_part_done(q->split, st);
 	else if (!q->internal)
-		mtmi_dev_send_done(q->cookie, st);
+		tcp.up.send_done(q->cookie, st);
 	free(q->owned);
 	free(q);
 }

@@ -11,3 +11,5 @@ AS_IF([test "x$with_ucx" != xno],
 AM_CONDITIONAL([HAVE_UCX], [test "x$have_ucx" = xyes])
 AC_SUBST([UCX_CFLAGS])
 AC_SUBST([UCX_LIBS])
+AS_IF([test "x$have_ucx" = xyes], [michi_built="$michi_built ucx"; michi_devices="$michi_devices ucx"],
+  [michi_devices="$michi_devices (ucx: no, needs libucx-dev)"])

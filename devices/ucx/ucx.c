@@ -175,7 +175,7 @@ static void ucx_send_cb(void *request, ucs_status_t s, void *user_data)
 	ucx.nsend--;
 	if (unlikely(s != UCS_OK))
 		st = ucx_fail(s, "rank %d: send failed", ucx.rank);
-	mtmi_dev_tag_done(user_data, st, 0, 0);
+	michi_ucx_fast.up.tag_done(user_data, st, 0, 0);
 	ucp_request_free(request);
 }
 
@@ -183,11 +183,11 @@ static __attribute__((noinline, cold)) void
 ucx_recv_failed(struct ucx_op *op, ucs_status_t s, ucp_tag_t tag)
 {
 	if (s == UCS_ERR_MESSAGE_TRUNCATED)
-		mtmi_dev_tag_done(op, MICHI_ERR_TRUNCATE, tag, op->cap);
+		michi_ucx_fast.up.tag_done(op, MICHI_ERR_TRUNCATE, tag, op->cap);
 	else if (s == UCS_ERR_CANCELED)
-		mtmi_dev_tag_done(op, MICHI_ERR_CANCELLED, 0, 0);
+		michi_ucx_fast.up.tag_done(op, MICHI_ERR_CANCELLED, 0, 0);
 	else
-		mtmi_dev_tag_done(op, ucx_fail(s, "rank %d: receive failed", ucx.rank), tag, 0);
+		michi_ucx_fast.up.tag_done(op, ucx_fail(s, "rank %d: receive failed", ucx.rank), tag, 0);
 }
 
 static void ucx_recv_cb(void *request, ucs_status_t s, const ucp_tag_recv_info_t *info,
@@ -196,7 +196,7 @@ static void ucx_recv_cb(void *request, ucs_status_t s, const ucp_tag_recv_info_t
 	michi_ucx_fast.nrecv--;
 	/* info lives in the request: free that last */
 	if (likely(s == UCS_OK))
-		mtmi_dev_tag_done(user_data, MICHI_OK, info->sender_tag, info->length);
+		michi_ucx_fast.up.tag_done(user_data, MICHI_OK, info->sender_tag, info->length);
 	else
 		ucx_recv_failed(user_data, s, info->sender_tag);
 	ucp_request_free(request);
@@ -369,7 +369,7 @@ michi_status_t ucx_recv_err(struct ucx_op *op, void *req)
 	michi_ucx_fast.nrecv--;   /* no callback follows */
 #if UCX_RECV_IMM
 	if (s == UCS_ERR_MESSAGE_TRUNCATED) {
-		mtmi_dev_tag_done(op, MICHI_ERR_TRUNCATE, michi_ucx_fast.imm_info.sender_tag,
+		michi_ucx_fast.up.tag_done(op, MICHI_ERR_TRUNCATE, michi_ucx_fast.imm_info.sender_tag,
 				  op->cap);
 		return MICHI_OK;
 	}
@@ -381,8 +381,7 @@ michi_status_t ucx_recv_err(struct ucx_op *op, void *req)
 static michi_status_t ucx_recv(int peer, void *buf, size_t len, uint64_t tag, uint64_t ignore,
 			       void *ctx)
 {
-	(void)peer;
-	return ucx_recv_fast(buf, len, tag, ignore, ctx);
+	return ucx_recv_fast(peer, buf, len, tag, ignore, ctx);
 }
 
 static int ucx_probe(int peer, uint64_t tag, uint64_t ignore, int claim, uint64_t *tag_out,
@@ -551,6 +550,7 @@ static michi_status_t ucx_init(struct michi_job *job)
 	michi_ucx_fast.tag_send_nbx = ucp_tag_send_nbx;
 	michi_ucx_fast.tag_recv_nbx = ucp_tag_recv_nbx;
 	michi_ucx_fast.nrecv = 0;
+	michi_ucx_fast.up = *job->up;
 
 	s = ucp_config_read(NULL, NULL, &config);
 	if (s != UCS_OK)
@@ -738,4 +738,5 @@ struct michi_device michi_device_ucx = {
 	.eager_limit = 0,
 	.block = ucx_block,
 	.tagged = &michi_ucx_tag_ops,
+	.tag_inline = MICHI_TAG_INLINE_UCX,
 };

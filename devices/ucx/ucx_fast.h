@@ -53,6 +53,7 @@ struct ucx_fast {
 #if UCX_RECV_IMM
 	ucp_tag_recv_info_t imm_info;   /* a receive that completed inside the call */
 #endif
+	struct michi_upcalls up;        /* MTMI's, copied at init (job->up) */
 };
 extern struct ucx_fast michi_ucx_fast MICHI_HIDDEN;
 extern const struct michi_tag_ops michi_ucx_tag_ops MICHI_HIDDEN;
@@ -78,9 +79,9 @@ ucx_send_fast(int peer, const void *buf, size_t len, uint64_t tag, void *ctx)
 	return ucx_send_started(req);
 }
 
-/* UCX matches on tags only; the source rank is in the tag. */
+/* UCX matches on tags only; the source rank is in the tag (peer unused). */
 static inline __attribute__((always_inline)) michi_status_t
-ucx_recv_fast(void *buf, size_t len, uint64_t tag, uint64_t ignore, void *ctx)
+ucx_recv_fast(int peer, void *buf, size_t len, uint64_t tag, uint64_t ignore, void *ctx)
 {
 	struct ucx_op *op = ctx;
 	void *req;
@@ -94,8 +95,8 @@ ucx_recv_fast(void *buf, size_t len, uint64_t tag, uint64_t ignore, void *ctx)
 #if UCX_RECV_IMM
 	if (req == NULL) {
 		michi_ucx_fast.nrecv--;
-		mtmi_dev_tag_done(ctx, MICHI_OK, michi_ucx_fast.imm_info.sender_tag,
-				  michi_ucx_fast.imm_info.length);
+		michi_ucx_fast.up.tag_done(ctx, MICHI_OK, michi_ucx_fast.imm_info.sender_tag,
+					   michi_ucx_fast.imm_info.length);
 		return MICHI_OK;
 	}
 #endif

@@ -337,6 +337,7 @@ static int runtime_start(const char *fname, int required)
 	job.kvs_put = kvs_put;
 	job.kvs_get = kvs_get;
 	job.kvs_fence = kvs_fence;
+	job.up = &mtmi_upcalls;
 	michi_state.rank = job.rank;
 	michi_state.size = job.size;
 	michi_state.npeers = job.size;

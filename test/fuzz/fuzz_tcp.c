@@ -50,7 +50,7 @@ void tcp_lane_close(struct tcp_peer *p)
 	p->lane = NULL;
 }
 
-void mtmi_dev_recv_hdr(int peer, const void *hdr, struct michi_rx *rx)
+static void fz_recv_hdr(int peer, const void *hdr, struct michi_rx *rx)
 {
 	uint64_t h[MICHI_FRAME_HDR_SIZE / 8];
 
@@ -66,7 +66,7 @@ void mtmi_dev_recv_hdr(int peer, const void *hdr, struct michi_rx *rx)
 	}
 }
 
-void mtmi_dev_recv_done(int peer, struct michi_rx *rx)
+static void fz_recv_done(int peer, struct michi_rx *rx)
 {
 	(void)peer;
 	/* the payload must lie within the buffer given */
@@ -105,6 +105,8 @@ static void fz_frames(const uint8_t *data, size_t size)
 	memset(peers, 0, sizeof(peers));
 	memset(&c, 0, sizeof(c));
 	tcp.peers = peers;
+	tcp.up.recv_hdr = fz_recv_hdr;
+	tcp.up.recv_done = fz_recv_done;
 	tcp.size = 2;
 	tcp.rank = 0;
 	tcp_rbuf_size = 4096 + (size ? data[0] : 0) * 16;

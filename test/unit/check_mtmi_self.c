@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+extern struct michi_device michi_device_self MICHI_HIDDEN;   /* devices/self/self.c */
+
 static struct michi_device *self_table[1] = { &michi_device_self };
 struct michi_wait_policy michi_wait = { .spin = 1000, .yield = 100, .block_ms = 10 };
 struct michi_device **michi_dev_for_peer = self_table;
@@ -50,6 +52,7 @@ static void setup(void)
 	memset(&job, 0, sizeof(job));
 	job.size = 1;
 	job.local_size = 1;
+	job.up = &mtmi_upcalls;
 	ck_assert_int_eq(michi_device_self.init(&job), 0);
 	ck_assert_int_eq(mtmi_init(&job), 0);
 	sbuf = malloc(BIG);

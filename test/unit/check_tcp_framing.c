@@ -4,7 +4,7 @@
  * (and the shm ring's stamps) against a fake MTMI, with several "ranks"
  * as forked processes talking over loopback or shared memory.
  *
- * The fake MTMI (the four mtmi_dev_* upcalls) checks every frame: the
+ * The fake MTMI (the four byte-device upcalls, its table in job.up) checks every frame: the
  * header names its source and a per-peer sequence number (order), the
  * payload is a pattern derived from both (content; the header may flip
  * bits of the last byte), and the sender can ask the receiver for a
@@ -33,6 +33,9 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* the devices under test, named as their folders define them */
+extern struct michi_device michi_device_self MICHI_HIDDEN;
 
 #define MAXR     8
 #define HMAGIC   0xfeedf00dULL
@@ -211,6 +214,14 @@ void mtmi_dev_peer_failed(int peer, michi_status_t st)
 	failed_st = st;
 }
 
+/* the table the devices get in job->up */
+static const struct michi_upcalls fake_up = {
+	.recv_hdr = mtmi_dev_recv_hdr,
+	.recv_done = mtmi_dev_recv_done,
+	.send_done = mtmi_dev_send_done,
+	.peer_failed = mtmi_dev_peer_failed,
+};
+
 /* ---- rank helpers ----------------------------------------------------- */
 
 static struct michi_job job;
@@ -230,6 +241,7 @@ static void rank_init(int rank, int size, uint8_t keybyte)
 	job.kvs_put = fake_kvs_put;
 	job.kvs_fence = barrier;
 	job.kvs_get = fake_kvs_get;
+	job.up = &fake_up;
 	/* the order of mpi/env/init.c: devices, fence, post_fence of each */
 	st = michi_devices_init(&job);
 	CHILD_CHECK(st == MICHI_OK, "rank %d: michi_devices_init: %s", rank, michi_err_msg());
@@ -738,7 +750,7 @@ END_TEST
 static void rank_unknown_dev(int rank, int n)
 {
 	struct michi_job j = { .rank = 0, .size = 2, .local_size = 2, .kvs_put = fake_kvs_put,
-			       .kvs_get = fake_kvs_get };
+			       .kvs_get = fake_kvs_get, .up = &fake_up };
 	michi_status_t st = michi_devices_init(&j);
 
 	CHILD_CHECK(st == MICHI_ERR_INVAL, "unknown device accepted (%d)", st);
@@ -780,6 +792,7 @@ static void rank_splits(int rank, int n)
 	CHILD_CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair: %m");
 	fcntl(sv[0], F_SETFL, O_NONBLOCK);
 	memset(&tcp, 0, sizeof(tcp));
+	tcp.up = fake_up;
 	tcp.rank = 0;
 	tcp.size = 2;
 	tcp.peers = calloc(2, sizeof(*tcp.peers));
