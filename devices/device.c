@@ -540,7 +540,7 @@ void michi_devices_block(int timeout_ms)
 		sched_yield();
 }
 
-/* ---- peers of other jobs (mpi/dynproc.c) ------------------------------ */
+/* ---- peers of other jobs (mpi/comm/dynproc.c) ------------------------------ */
 
 /* The first device of the table that serves other jobs' processes. */
 static struct michi_device *devices_dyn_dev(void)

@@ -194,7 +194,7 @@ struct michi_device {
 	/* Optional: the smallest round-trip time to peer that the network
 	 * stack measured on this device's open connections (seconds), free
 	 * of the time the processes took to answer; 0 when unknown. The
-	 * site inference prefers it to its own timing (mpi/site.c). */
+	 * site inference prefers it to its own timing (mpi/coll/site.c). */
 	double (*rtt)(int peer);
 	/* Matching devices only (NULL for byte devices): the tagged
 	 * operations below. Such a device's send() is a stub: MTMI never
@@ -264,7 +264,7 @@ struct michi_tag_ops {
 };
 
 /*
- * Peers of other jobs (mpi/dynproc.c through michi_devices_dyn_*). start:
+ * Peers of other jobs (mpi/comm/dynproc.c through michi_devices_dyn_*). start:
  * bring the device up for them when it did not start with the job (no
  * business card put). card: this process's address for another job. add:
  * make rank `rank` of the job with key `key` (on host, at card) peer
@@ -335,7 +335,7 @@ michi_status_t michi_devlib_open(const char *dev, const char *const *sonames,
 				 const struct michi_devlib_sym *syms, void **handle);
 
 /*
- * Peers from other jobs (MTMI's mtmi_peer_* for mpi/dynproc.c: connect/
+ * Peers from other jobs (MTMI's mtmi_peer_* for mpi/comm/dynproc.c: connect/
  * accept, spawn, join).
  * They take the indices above the world's, in the order added; the first
  * device of the table with dyn ops (tcp) serves them, started here for a

@@ -4,7 +4,7 @@
  *
  * Most devices need nothing here: MTMI reaches them through their ops
  * table (devices/devices.def is the one list of devices). A device whose
- * send must cost no call (DESIGN.md §2) adds its header here and names
+ * send must cost no call (docs/design.md §2) adds its header here and names
  * itself in one of the slots below; device.h compiles the slots into
  * michi_dev_send(), the in-place frames and michi_tag_send/recv():
  *

@@ -128,7 +128,7 @@ michi_status_t mtmi_finalize(void)
 }
 
 /*
- * Room for peers up to index n - 1 (processes of other jobs, mpi/dynproc.c):
+ * Room for peers up to index n - 1 (processes of other jobs, mpi/comm/dynproc.c):
  * their frame numbers start at zero like anyone's. Called outside
  * progress, before the devices can deliver their frames.
  */

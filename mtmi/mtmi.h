@@ -134,13 +134,13 @@ uint64_t mtmi_dev_frames(int i, int received);
  * found after the fence (mtmi_devices_post_fence; mtmi_dev.c): the job's
  * ranks on this host, the processors they may use, and whether the ranks
  * outnumber them (waits then yield the processor early). For the MPI
- * core's progress thread (mpi/async.c).
+ * core's progress thread (mpi/env/async.c).
  */
 int mtmi_host_ranks(void);
 int mtmi_host_cores(void);
 int mtmi_oversubscribed(void);
 /*
- * Processes of other jobs (mpi/dynproc.c: connect/accept, spawn, join), the
+ * Processes of other jobs (mpi/comm/dynproc.c: connect/accept, spawn, join), the
  * core's one door to the devices that reach them. They take peer indices
  * above the world's. card: this process's address for another job,
  * starting the tcp device when needed. find: the index already given to
@@ -235,7 +235,7 @@ double mtmi_peer_rtt(int peer);
 extern int (*mtmi_defer)(void) MICHI_HIDDEN;
 
 /*
- * A progress thread (mpi/async.c) polls mtmi_progress() while no program
+ * A progress thread (mpi/env/async.c) polls mtmi_progress() while no program
  * thread waits: each idle round of a waiting loop with michi_mt set
  * stamps mtmi_wait_tick (michi_ticks), and the progress thread stands
  * aside while the stamp is fresh, so the two do not pass the lock and the
@@ -270,7 +270,7 @@ struct mtmi_stats {
 extern struct mtmi_stats mtmi_stats MICHI_HIDDEN;
 
 /*
- * Events for tools (MPI_T events, mpi/mpit_events.c). While
+ * Events for tools (MPI_T events, mpi/tools/mpit_events.c). While
  * mtmi_event_hook is set, MTMI calls it where an event happens, on
  * out-of-line paths only, inside progress with its queues in a consistent
  * state: the hook may read *ev and must not call back into MTMI. Byte

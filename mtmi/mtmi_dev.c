@@ -2,7 +2,7 @@
 /*
  * mtmi/mtmi_dev.c: the devices' start, stop, table, wait policy and
  * native inline path, for the MPI core, which reaches the devices through
- * MTMI only (mpi/init.c, mpi/async.c, mpi/pt2pt.c, MPI_T). Apart
+ * MTMI only (mpi/env/init.c, mpi/env/async.c, mpi/pt2pt/pt2pt.c, MPI_T). Apart
  * from mtmi.c so that the engine's unit tests, which link mtmi.c with a
  * fake device layer, need no stubs for them.
  */

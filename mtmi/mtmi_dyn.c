@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mtmi/mtmi_dyn.c: processes of other jobs (mpi/dynproc.c: connect/accept,
+ * mtmi/mtmi_dyn.c: processes of other jobs (mpi/comm/dynproc.c: connect/accept,
  * spawn, join) through MTMI, the core's one door below it. A process of
  * another job takes a peer index above the world's: MTMI grows its
  * per-peer tables (sequence numbers, liveness), then the devices learn how

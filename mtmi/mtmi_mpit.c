@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mtmi/mtmi_mpit.c: MTMI's MPI_T performance variables (util/tvars.h),
- * and the frames it moved through each device, which mpi/mpit_sources.c
+ * and the frames it moved through each device, which mpi/tools/mpit_sources.c
  * lists with that device's variables.
  *
  * No counter was added to a send, receive or wait path for them (those

@@ -13,7 +13,7 @@
  *                their calls in bits 20..30), the library's own calls
  *                (communicator creation) use negative ones
  *   bits 32..50  the sender's rank in the communicator (19 bits)
- *   bits 51..62  the context id (12 bits: mpi/commops.c hands out
+ *   bits 51..62  the context id (12 bits: mpi/comm/comm_create.c hands out
  *                fewer than 4096)
  *   bit  63      the device's own (MICHI_TAG_DEVICE_BIT)
  *

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 #
-# test/layering.py: the layers of DESIGN.md's map, checked on the source
+# test/layering.py: the layers of docs/design.md's map, checked on the source
 # and on the built objects. A layer may use itself and the layers LAYERS
 # gives it, nothing else:
 #  1. includes: every #include "x" of a source file under a layer's folder
@@ -24,7 +24,7 @@ import re
 import subprocess
 import sys
 
-# The map (DESIGN.md section 1): layer -> the layers it may use. util is
+# The map (docs/design.md section 1): layer -> the layers it may use. util is
 # under everything; mpi-api is the public mpi.h (mpi/include).
 LAYERS = {
     'util':    [],

@@ -3,7 +3,7 @@
  * devices/tcp/tcp_dyn.c: peers from other jobs (MPI-2 dynamic processes).
  *
  * MPI_Comm_connect/accept, MPI_Comm_spawn and MPI_Comm_join join two
- * jobs, each with its own 128-bit key. The MPI layer (mpi/dynproc.c)
+ * jobs, each with its own 128-bit key. The MPI layer (mpi/comm/dynproc.c)
  * swaps every member's key, rank and tcp card over the port's socket and
  * hands them here: each such process becomes one more peer index above
  * the world's (tcp_dyn_add), and from then on its hello is admitted.
