@@ -280,15 +280,16 @@ static inline __attribute__((always_inline)) size_t mtmi_eager_limit(int peer)
 
 /*
  * The direct send: the byte device whose send() michi_dev_send() puts
- * inline first (devices/device.h: tcp's sendmsg, the path of a device
- * without in-place frames). A caller whose mtmi_eager_begin() refused
+ * inline first (devices/fast.h's MICHI_FAST_SEND_1: tcp's sendmsg, the
+ * path of a device without in-place frames). A caller whose mtmi_eager_begin() refused
  * asks mtmi_peer_direct(peer) whether that device serves peer, and then
  * mtmi_isend_direct() compiles in that device's path alone, with no
  * pointer to follow: the MPI core's Isend knows no device by name.
  * mtmi_isend_direct is mtmi_isend_dev for that device: eager only (its
  * eager limit is at least MTMI_COPY_INLINE_MAX), no on_complete hook.
  */
-#define MTMI_DIRECT_DEV (&michi_device_tcp)
+#ifdef MICHI_FAST_SEND_1
+#define MTMI_DIRECT_DEV (&MICHI_CAT(michi_device_, MICHI_FAST_SEND_1))
 
 static inline __attribute__((always_inline)) int mtmi_peer_direct(int peer)
 {
@@ -301,6 +302,21 @@ mtmi_isend_direct(const void *buf, size_t len, int peer, uint64_t ctx_src, int t
 {
 	return mtmi_isend_dev(MTMI_DIRECT_DEV, buf, len, peer, ctx_src, tag, r);
 }
+#else
+/* no device with an inline send (devices/fast.h): never direct */
+static inline int mtmi_peer_direct(int peer)
+{
+	(void)peer;
+	return 0;
+}
+
+static inline michi_status_t mtmi_isend_direct(const void *buf, size_t len, int peer,
+					       uint64_t ctx_src, int tag, struct mtmi_req *r)
+{
+	(void)buf, (void)len, (void)peer, (void)ctx_src, (void)tag, (void)r;
+	return MICHI_ERR_INTERN;
+}
+#endif
 
 static inline __attribute__((always_inline)) michi_status_t
 mtmi_isend_iov(const void *buf, size_t len, int peer, int src_rank, int tag, uint32_t ctx,

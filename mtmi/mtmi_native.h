@@ -38,7 +38,8 @@ extern const struct michi_tag_ops *mtmi_tag MICHI_HIDDEN;
 /*
  * The inline paths of the matching devices (michi_tag_send and
  * michi_tag_recv compile one in for a constant `dev`, devices/device.h):
- * MTMI_NATIVE_INLINES(X) is X(name, dev) for each device built with one,
+ * MTMI_NATIVE_INLINES(X) is X(name, dev) for each device built with one
+ * (devices/fast.h's MICHI_FAST_TAG_1 and _2),
  * so that a caller compiles its native fast path once per device (plus
  * once for MTMI_NATIVE_OPS, through the ops) without naming any, and
  * chooses at MPI_Init the one that mtmi_native_inline() names (after
@@ -46,17 +47,19 @@ extern const struct michi_tag_ops *mtmi_tag MICHI_HIDDEN;
  * the job).
  */
 #define MTMI_NATIVE_OPS MICHI_TAG_INLINE_NONE
-#if defined(HAVE_UCX) && !defined(MICHI_DEV_NO_INLINE)
-#define MTMI_NATIVE_INLINE_UCX_(X) X(ucx, MICHI_TAG_INLINE_UCX)
+/* through one more macro, so that X gets the slot's device name */
+#define MTMI_NATIVE_X_(X, name, dev) X(name, dev)
+#if defined(MICHI_FAST_TAG_1) && !defined(MICHI_DEV_NO_INLINE)
+#define MTMI_NATIVE_INLINE_1_(X) MTMI_NATIVE_X_(X, MICHI_FAST_TAG_1, MICHI_CAT(MICHI_FAST_TAG_1, _TAG_INLINE))
 #else
-#define MTMI_NATIVE_INLINE_UCX_(X)
+#define MTMI_NATIVE_INLINE_1_(X)
 #endif
-#if defined(HAVE_OFI) && !defined(MICHI_DEV_NO_INLINE)
-#define MTMI_NATIVE_INLINE_OFI_(X) X(ofi, MICHI_TAG_INLINE_OFI)
+#if defined(MICHI_FAST_TAG_2) && !defined(MICHI_DEV_NO_INLINE)
+#define MTMI_NATIVE_INLINE_2_(X) MTMI_NATIVE_X_(X, MICHI_FAST_TAG_2, MICHI_CAT(MICHI_FAST_TAG_2, _TAG_INLINE))
 #else
-#define MTMI_NATIVE_INLINE_OFI_(X)
+#define MTMI_NATIVE_INLINE_2_(X)
 #endif
-#define MTMI_NATIVE_INLINES(X) MTMI_NATIVE_INLINE_UCX_(X) MTMI_NATIVE_INLINE_OFI_(X)
+#define MTMI_NATIVE_INLINES(X) MTMI_NATIVE_INLINE_1_(X) MTMI_NATIVE_INLINE_2_(X)
 
 int mtmi_native_inline(void);   /* mtmi_dev.c */
 
