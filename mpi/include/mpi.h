@@ -11,8 +11,9 @@
  * header. The values are facts of that ABI; the text is Michi's own. The
  * function prototypes, included at the end, are generated from
  * mpi/bindings/functions.txt into mpi_proto.h, mpi_proto_c.h and
- * pmpi_proto.h beside this file. Michi claims MPI 3.1 while the MPI-4.0
- * constants and large-count (_c) calls are declared for MPICH programs.
+ * pmpi_proto.h beside this file. Michi claims MPI 4.0 (MPI_VERSION), as
+ * MPICH 4.x does; what it does not implement (one-sided, MPI-IO) returns
+ * MPI_ERR_UNSUPPORTED_OPERATION (docs/status.md).
  */
 #ifndef MPI_INCLUDED
 #define MPI_INCLUDED
