@@ -6,7 +6,8 @@
 # which builds HPCC 1.5.0 once per MPI and checks every run's results.
 #
 # usage: bench/hpcc.sh -o OUTDIR [-N name] [-r rounds] [-n "2 4"] [-i DIR] [-S]
-#   -o  results directory (raw CSVs, summary.md, summary.csv, plots)
+#   -o  results directory (raw.csv: every round's figures; summary.md,
+#       summary.csv, plots)
 #   -N  the run's name for the summary's title (default: OUTDIR's name)
 #   -r  rounds (default 5): each round runs michi, mpich, openmpi in turn
 #   -n  rank counts (default "2 4")
@@ -14,9 +15,9 @@
 #       bench/hpcc-bundle.sh made on another machine, brought back in DIR
 #       (DIR/IMPL-N-rR/, DIR/machine.txt); -r and -n then count what is
 #       there
-#   -S  run nothing: summarise again the raw CSVs already in OUTDIR/raw
-#       (a run cut short, say; its machine.txt stays); the rounds are
-#       counted from their names
+#   -S  run nothing: summarise again the figures already in OUTDIR
+#       (raw.csv, or the rounds' CSVs in OUTDIR/raw of a run cut short;
+#       its machine.txt stays)
 # MICHI_PREFIX: the installed Michi (default build/install); copy it
 # aside first when the tree may be rebuilt meanwhile.
 #
@@ -59,9 +60,11 @@ impl_args() {
 }
 
 if [ -n "$again" ]; then
-	rounds=$(find "$outdir/raw" -maxdepth 1 -name '*-*-r*.csv' -printf '%f\n' |
-		sed 's/.*-r\([0-9]*\)\.csv$/\1/' | sort -n | tail -1)
-	[ -n "$rounds" ] || { echo "bench/hpcc.sh: no raw CSVs in $outdir/raw" >&2; exit 2; }
+	rounds=$( { find "$outdir/raw" -maxdepth 1 -name '*-*-r*.csv' -printf '%f\n' 2>/dev/null |
+		sed 's/.*-r\([0-9]*\)\.csv$/\1/'
+		[ -f "$outdir/raw.csv" ] && tail -n +2 "$outdir/raw.csv" | cut -d, -f1; } |
+		sort -n | tail -1)
+	[ -n "$rounds" ] || { echo "bench/hpcc.sh: no raw CSVs in $outdir/raw or $outdir/raw.csv" >&2; exit 2; }
 fi
 if [ -n "$import" ]; then
 	import=$(cd "$import" && pwd)
@@ -134,9 +137,22 @@ METRICS = [  # name, unit, higher is better
     ("NaturallyOrderedRingBandwidth_GBytes", "GB/s", True),
     ("RandomlyOrderedRingBandwidth_GBytes", "GB/s", True)]
 vals = {}
+# the rounds' CSVs (raw/IMPL-N-rR.csv), packed into raw.csv with a round
+# column once summarised, so that a run keeps one file, not one a round
+raw = []
 for f in glob.glob(os.path.join(outdir, "raw", "*.csv")):
-    for row in csv.DictReader(open(f)):
-        vals.setdefault((row["implementation"], int(row["ranks"]), row["metric"]), []).append(float(row["value"]))
+    r = os.path.basename(f)[:-4].rsplit("-r", 1)[1]
+    raw += [dict(row, round=r) for row in csv.DictReader(open(f))]
+if os.path.exists(os.path.join(outdir, "raw.csv")):
+    raw += list(csv.DictReader(open(os.path.join(outdir, "raw.csv"))))
+for row in raw:
+    vals.setdefault((row["implementation"], int(row["ranks"]), row["metric"]), []).append(float(row["value"]))
+key = lambda row: (row["implementation"], int(row["ranks"]), int(row["round"]), row["metric"])
+with open(os.path.join(outdir, "raw.csv"), "w", newline="") as f:
+    w = csv.DictWriter(f, ["round", "implementation", "ranks", "metric", "value"])
+    w.writeheader()
+    for row in sorted({key(x): x for x in raw}.values(), key=key):
+        w.writerow({k: row[k] for k in w.fieldnames})
 impls = ["michi", "mpich", "openmpi"]
 names = {"michi": "Michi", "mpich": "MPICH", "openmpi": "Open MPI"}
 ranks = sorted({k[1] for k in vals})
@@ -192,6 +208,8 @@ set grid ytics
 plot "$outdir/ratios.dat" using 0:2:xtic(1) with boxes notitle, 1 with lines lw 2 notitle
 EOF
 fi
-# the runs' own output names this machine's paths: only the figures stay
-rm -rf "$work" "$outdir"/raw/*.out
+# the runs' own output names this machine's paths: only the figures stay;
+# the rounds' CSVs are in raw.csv now
+rm -rf "$work" "$outdir"/raw/*.out "$outdir"/raw/*.csv
+rmdir "$outdir/raw" 2>/dev/null
 echo "bench/hpcc.sh: results in $outdir"
