@@ -144,9 +144,34 @@ static double cal_pingpong(MPI_Comm w, int peer, int first)
  * sender's. */
 enum { CAL_NONE, CAL_SEND, CAL_RECV };
 
+/* A receiver's n chunks: *t0 when the first quarter (n / 4) has arrived,
+ * *t when the last has. */
+static void cal_wait(int n, MPI_Request *r, double *t0, double *t)
+{
+	int i, idx;
+
+	*t0 = 0;
+	for (i = 0; i < n; i++) {
+		PMPI_Waitany(n, r, &idx, MPI_STATUS_IGNORE);
+		if (i == n / 4 - 1)
+			*t0 = PMPI_Wtime();
+	}
+	*t = PMPI_Wtime();
+}
+
+/* The rate of n chunks timed by cal_wait: from the first quarter's end
+ * to the last's, or over the whole transfer (`whole` seconds) when they
+ * completed in bursts (a path faster than the waiting loop). */
+static double cal_rate(int n, double t0, double t, double whole)
+{
+	if (t - t0 < 0.25 * whole)
+		return (double)n * CAL_CHUNK / whole;
+	return (double)(n - n / 4) * CAL_CHUNK / (t - t0);
+}
+
 static void cal_stream(MPI_Comm w, int peer, int role, char *buf, size_t bytes, double *rate)
 {
-	int n = (int)(bytes / CAL_CHUNK), q = n / 4 - 1, i, idx;
+	int n = (int)(bytes / CAL_CHUNK), i;
 	MPI_Request *r = role != CAL_NONE ? malloc((size_t)n * sizeof(*r)) : NULL;
 	double t0 = 0, t, t_start, t_post = PMPI_Wtime();
 
@@ -170,18 +195,9 @@ static void cal_stream(MPI_Comm w, int peer, int role, char *buf, size_t bytes, 
 		double t_send;
 
 		/* messages of one sender complete in order */
-		for (i = 0; i < n; i++) {
-			PMPI_Waitany(n, r, &idx, MPI_STATUS_IGNORE);
-			if (i == q)
-				t0 = PMPI_Wtime();
-		}
-		t = PMPI_Wtime();
+		cal_wait(n, r, &t0, &t);
 		PMPI_Recv(&t_send, 1, MPI_DOUBLE, peer, 3, w, MPI_STATUS_IGNORE);
-		if (t - t0 < 0.25 * (t - t_post))
-			*rate = (double)n * CAL_CHUNK /
-				(t - t_post > t_send ? t - t_post : t_send);
-		else
-			*rate = (double)(n - 1 - q) * CAL_CHUNK / (t - t0);
+		*rate = cal_rate(n, t0, t, t - t_post > t_send ? t - t_post : t_send);
 	}
 	free(r);
 }
@@ -196,7 +212,7 @@ static void cal_fan(MPI_Comm w, int me, int hub, const int *sp, int h, int out, 
 		    size_t bytes, double *rate)
 {
 	char *big = NULL;
-	int n = (int)(bytes / CAL_CHUNK), i, k, spoke = -1, nreq, recv, idx;
+	int n = (int)(bytes / CAL_CHUNK), i, k, spoke = -1, nreq, recv;
 	MPI_Request *r;
 	double t0 = 0, t, t_post = PMPI_Wtime();
 
@@ -229,17 +245,8 @@ static void cal_fan(MPI_Comm w, int me, int hub, const int *sp, int h, int out, 
 		free(r);
 		return;
 	}
-	for (i = 0; i < nreq; i++) {
-		PMPI_Waitany(nreq, r, &idx, MPI_STATUS_IGNORE);
-		if (i == nreq / 4 - 1)
-			t0 = PMPI_Wtime();
-	}
-	t = PMPI_Wtime();
-	/* completed in bursts (a path faster than this loop): over the whole */
-	if (t - t0 < 0.25 * (t - t_post))
-		*rate = (double)nreq * CAL_CHUNK / (t - t_post);
-	else
-		*rate = (double)(nreq - nreq / 4) * CAL_CHUNK / (t - t0);
+	cal_wait(nreq, r, &t0, &t);
+	*rate = cal_rate(nreq, t0, t, t - t_post);
 	free(r);
 	free(big);
 }
