@@ -17,8 +17,8 @@
  *
  * Timing: the grid's hosts are network namespaces of one machine, so all
  * ranks read one CLOCK_MONOTONIC. Before each call rank 0 broadcasts a
- * start time MS ms ahead (default 100); every rank sleeps until just
- * before it, polls the clock until it and calls. The call's time is the
+ * start time MS ms ahead (default 100); every rank sleeps until it and
+ * calls. The call's time is the
  * last rank's return minus that start, so no barrier skew (a wide-area
  * latency) enters it. If a rank got the start time too late, the call is
  * repeated with twice the lead. Rank 0 prints, per OP and size,
@@ -65,16 +65,17 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Sleeps until 500 us before t (a timed wake-up comes tens of us late,
- * more on a loaded machine), then polls the clock until t. */
+/* Sleeps until t. No rank polls the clock for the last stretch: the
+ * grid's 16 hosts share the machine's few processors, and 16 ranks
+ * polling at once delayed each other's start by tens of milliseconds
+ * (scheduler slices), which entered every call's time; with all of them
+ * asleep the processors are idle and a timed wake-up comes tens of
+ * microseconds late (LATE records it). */
 static void sleep_until(int64_t t)
 {
-	int64_t s = t - 500000;
-	struct timespec ts = { (time_t)(s / 1000000000), (long)(s % 1000000000) };
+	struct timespec ts = { (time_t)(t / 1000000000), (long)(t % 1000000000) };
 
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
-		;
-	while (now_ns() < t)
 		;
 }
 

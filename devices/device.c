@@ -22,9 +22,12 @@
  *
  * Waiting (docs/design.md §2, "No thread is required"): idle polls, then
  * sched_yield, and sleeps in the devices' wait only when asked to
- * (wait_yield >= 0 or wait_policy block). The automatic policy compares
- * the ranks on this host with its processors (hwloc when configured,
- * else the online CPUs): with a core per rank a waiting rank polls, then
+ * (wait_yield >= 0 or wait_policy block) or where every peer's device
+ * wakes a sleeper through a file descriptor (devices_wait_fds). The
+ * automatic policy compares the ranks on this kernel (hosts that are
+ * network namespaces of one machine count together) with the processors
+ * (hwloc when configured, else the online CPUs): with a core per rank a
+ * waiting rank polls, then
  * yields; oversubscribed, it gives the core away after a few polls, since
  * the rank it waits for may need that core. Neither sleeps, as in MPICH
  * and Open MPI, and so shm senders skip the check for a sleeping
@@ -111,7 +114,14 @@ MICHI_TUNABLE(wait_spin, "wait_spin", MICHI_T_INT, "-1", MICHI_LEVEL_TUNER,
 	      "else 2)");
 static int wait_yield = -1;
 MICHI_TUNABLE(wait_yield, "wait_yield", MICHI_T_INT, "-1", MICHI_LEVEL_TUNER,
-	      "sched_yield rounds before a waiting rank sleeps (-1: never sleeps)");
+	      "sched_yield rounds before a waiting rank sleeps (-1: automatic: after "
+	      "wait_fd_yield rounds where ranks outnumber processors and every peer's "
+	      "device wakes a sleeper through a file descriptor, else never)");
+static int wait_fd_yield = 4;
+MICHI_TUNABLE(wait_fd_yield, "wait_fd_yield", MICHI_T_INT, "4", MICHI_LEVEL_TUNER,
+	      "wait_yield -1, ranks outnumbering processors, every peer on a device with a "
+	      "file descriptor to sleep on (tcp): sched_yield rounds before a waiting "
+	      "rank sleeps there");
 static int wait_block_ms = 10;
 MICHI_TUNABLE(wait_block_ms, "wait_block_ms", MICHI_T_INT, "10", MICHI_LEVEL_TUNER,
 	      "longest single sleep of a waiting rank in the devices' wait (ms)");
@@ -305,8 +315,11 @@ static void devices_wait_policy(const struct michi_job *job)
 	struct michi_wait_policy *w = &michi_wait;
 
 	w->cores = devices_host_cpus();
-	w->ranks = job->local_size;
-	w->oversubscribed = job->local_size > w->cores;
+	/* the ranks on this kernel, not only on this host: hosts that are
+	 * network namespaces of one machine (test/net/grid) share its
+	 * processors */
+	w->ranks = job->kernel_size > job->local_size ? job->kernel_size : job->local_size;
+	w->oversubscribed = w->ranks > w->cores;
 	w->poll_yield_ticks = w->oversubscribed && poll_yield_us > 0 ?
 		(uint64_t)(poll_yield_us * michi_ticks_per_us()) : 0;
 	w->spin = wait_spin >= 0 ? (unsigned)wait_spin : w->oversubscribed ? 2 : 2000;
@@ -348,12 +361,41 @@ static void devices_wait_policy(const struct michi_job *job)
 		w->yield = ~0ull - w->spin;   /* yield for ever, never sleep */
 	if (w->may_block)
 		michi_debug("wait policy %s: %d ranks here on %d processors, %llu polls, %llu "
-			    "yields, then sleeps of %d ms", wait_policy, job->local_size, w->cores,
+			    "yields, then sleeps of %d ms", wait_policy, w->ranks, w->cores,
 			    w->spin, w->yield, w->block_ms);
 	else
 		michi_debug("wait policy %s: %d ranks here on %d processors, %llu polls, then "
-			    "yields, never sleeps", wait_policy, job->local_size, w->cores,
+			    "yields, never sleeps", wait_policy, w->ranks, w->cores,
 			    w->spin);
+}
+
+/*
+ * The automatic policy, once the devices serving peers are known: where
+ * ranks outnumber processors and every such device has a file descriptor
+ * that a peer's message wakes (tcp; not shm, whose senders would need to
+ * wake a sleeper themselves), a waiting rank sleeps there after a few
+ * yields. Yielding for ever kept every waiting rank runnable: on the grid
+ * (test/net/grid: 16 hosts that are network namespaces of a 2-processor
+ * machine) the ranks that had work, and the link emulator, shared the
+ * processors with 15 pollers. The kernel's wake through the socket costs
+ * a sender nothing it did not pay already.
+ */
+static void devices_wait_fds(void)
+{
+	struct michi_wait_policy *w = &michi_wait;
+	int i;
+
+	if (wait_yield >= 0 || strcmp(wait_policy, "auto") != 0 || !w->oversubscribed ||
+	    !devices_npoll)
+		return;
+	for (i = 0; i < devices_npoll; i++)
+		if (devices_poll[i]->wait_fd() < 0)
+			return;
+	w->yield = wait_fd_yield >= 0 ? (unsigned)wait_fd_yield : 0;
+	w->may_block = 1;
+	michi_debug("wait policy auto: every peer wakes a sleeper through a file descriptor: "
+		    "%llu polls, %llu yields, then sleeps of %d ms", w->spin, w->yield,
+		    w->block_ms);
 }
 
 /* The started device of highest priority that reaches rank, or NULL. */
@@ -450,7 +492,11 @@ michi_status_t michi_devices_post_fence(struct michi_job *job)
 		if (st < 0)
 			return st;
 	}
-	return devices_choose(job);
+	st = devices_choose(job);
+	if (st < 0)
+		return st;
+	devices_wait_fds();
+	return st;
 }
 
 michi_status_t michi_devices_finalize(void)

@@ -48,6 +48,9 @@ struct michi_job {
 	int size;              /* processes in the world */
 	int local_rank;        /* among processes on this host */
 	int local_size;
+	int kernel_size;       /* processes on this kernel: hosts that are network
+				* namespaces or containers of one machine share its
+				* processors (0: as local_size) */
 	int appnum;
 	const char *hostname;  /* host identity (launcher's name for the host) */
 	uint8_t key[16];       /* the job's 128-bit key, same on every rank */
@@ -292,7 +295,7 @@ struct michi_wait_policy {
 	int may_block;
 	int oversubscribed;
 	int cores;
-	int ranks;             /* ranks of the job on this host */
+	int ranks;             /* ranks of the job on these processors */
 	/* oversubscribed: the least michi_ticks() between two yields of the
 	 * polling calls (mtmi_poll) */
 	uint64_t poll_yield_ticks;

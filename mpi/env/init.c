@@ -31,6 +31,7 @@ static struct pmi_info pmi;
 static struct michi_job job;
 static int self_peer;
 static const char *my_site;   /* MICHI_SITE, "": none (mpi/coll/site.c) */
+static char my_kernel[40];    /* this kernel's boot id, "": unknown */
 
 static michi_status_t kvs_put(const char *key, const char *val)
 {
@@ -101,15 +102,32 @@ static michi_status_t job_key_get(int have)
 }
 
 /*
- * Host map: every rank publishes "HOST|SITE", its host name and its site
- * name (empty: none; mpi/coll/site.c), under one key; equal host names share a
- * host. The site is split off at the last '|' (site names have none).
+ * Host map: every rank publishes "HOST|KERNEL|SITE", its host name, the
+ * boot id of the kernel it runs on and its site name (empty: none;
+ * mpi/coll/site.c), under one key; equal host names share a host. Hosts
+ * that are network namespaces or containers of one machine have names of
+ * their own but one kernel, and so one set of processors: the ranks on
+ * this kernel (job.kernel_size) are what the devices' wait policy counts
+ * against the processors. The fields are split off at the last '|'s
+ * (site names and boot ids have none).
  */
+static void kernel_id_read(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	if (f) {
+		if (!fgets(my_kernel, sizeof(my_kernel), f))
+			my_kernel[0] = '\0';
+		my_kernel[strcspn(my_kernel, "|\n")] = '\0';
+		fclose(f);
+	}
+}
+
 static michi_status_t host_map_build(void)
 {
-	char key[32], val[320];
+	char key[32], val[360];
 	char **names, **sites;
-	int i, j, nhosts = 0;
+	int i, j, nhosts = 0, nkernel = 0;
 	michi_status_t st = MICHI_OK;
 
 	job.host_of = calloc((size_t)job.size, sizeof(int));
@@ -124,7 +142,7 @@ static michi_status_t host_map_build(void)
 		char *bar;
 
 		if (i == job.rank) {
-			snprintf(val, sizeof(val), "%s|%s", job.hostname, my_site);
+			snprintf(val, sizeof(val), "%s|%s|%s", job.hostname, my_kernel, my_site);
 		} else {
 			snprintf(key, sizeof(key), "michi-host-%d", i);
 			st = pmi_get(i, key, val, sizeof(val));
@@ -138,6 +156,13 @@ static michi_status_t host_map_build(void)
 			st = michi_err(MICHI_ERR_NOMEM, "no memory for the site map");
 			goto out;
 		}
+		bar = strrchr(val, '|');
+		if (bar)
+			*bar = '\0';
+		/* an unknown kernel is this one where the host is this one */
+		if (bar && my_kernel[0] ? strcmp(bar + 1, my_kernel) == 0 :
+		    strcmp(val, job.hostname) == 0)
+			nkernel++;
 		for (j = 0; j < nhosts; j++)
 			if (strcmp(names[j], val) == 0)
 				break;
@@ -158,6 +183,7 @@ static michi_status_t host_map_build(void)
 		job.local_rank = lr;
 		job.local_size = ls;
 	}
+	job.kernel_size = nkernel > job.local_size ? nkernel : job.local_size;
 	st = michi_sites_from_names(job.size, sites);
 out:
 	for (j = 0; j < nhosts; j++)
@@ -314,7 +340,7 @@ static int do_init(const char *fname, int required, int *provided)
 
 static int runtime_start(const char *fname, int required)
 {
-	char key[32], prefix[300], hostval[330];
+	char key[32], prefix[300], hostval[370];
 	michi_status_t st;
 	int have_key, i;
 
@@ -361,7 +387,8 @@ static int runtime_start(const char *fname, int required)
 	if (st)
 		return init_fail(fname, st);
 	snprintf(key, sizeof(key), "michi-host-%d", job.rank);
-	snprintf(hostval, sizeof(hostval), "%s|%s", job.hostname, my_site);
+	kernel_id_read();
+	snprintf(hostval, sizeof(hostval), "%s|%s|%s", job.hostname, my_kernel, my_site);
 	st = pmi_put(key, hostval);
 	if (st)
 		return init_fail(fname, st);
