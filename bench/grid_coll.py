@@ -27,6 +27,15 @@ coll/lanes_model.c). Options:
                     (MICHI_GRID_PROFILE) as a user's job would
   --remodel         only write model-D.csv again for a finished run in OUTDIR
                     (its config.txt's parameters)
+  --tcp-split       Michi as it comes: a node pair's payloads from 1 MiB go
+                    over two connections (tcp_lane_min), so that a lane is
+                    two flows; without it MICHI_TCP_LANE_MIN=0, one flow a
+                    lane, as paper A's lanes (calibration alike)
+  --wan-auto        the utilisation part (wan) runs Michi automatic only (its
+                    single-lane series from an earlier run)
+  --set VAR=VAL     a variable of the spec for `test/net/grid up` (e.g.
+                    lanes=rate: the node-limited variant of two-sites-16);
+                    repeatable, recorded in config.txt
   -F VAR=VAL        forces for an extra `michi-forced` row of the other
                     collectives (e.g. -F MICHI_COLL_BCAST_ALGORITHM=binomial);
                     repeatable
@@ -211,7 +220,8 @@ def median(v):
 def main(argv):
     out, work = argv[0], argv[1]
     o = {'quick': False, 'rounds': None, 'iters': None, 'floor': 3, 'delays': ['5ms', '20ms'],
-         'parts': ['sg', 'p', 'wan', 'coll'], 'params': {}, 'force': {}}
+         'parts': ['sg', 'p', 'wan', 'coll'], 'params': {}, 'force': {}, 'set': [],
+         'tcp_split': False}
     a = argv[2:]
     while a:
         x = a.pop(0)
@@ -234,6 +244,16 @@ def main(argv):
         elif x == '--params':
             d, s = a.pop(0).split('=', 1)
             o['params'][d] = s
+        elif x == '--wan-auto':
+            o['wan_auto'] = True
+        elif x == '--tcp-split':
+            o['tcp_split'] = True
+        elif x == '--set':
+            v = a.pop(0)
+            if '=' not in v:
+                print(__doc__, file=sys.stderr)
+                return 2
+            o['set'].append(v)
         elif x == '-F':
             k, v = a.pop(0).split('=', 1)
             o['force'][k] = v
@@ -255,7 +275,9 @@ def main(argv):
     conf = {'spec': spec, 'per_site': per_site, 'sizes': sizes, 'psize': psize,
             'csizes': csizes, 'rounds': rounds, 'iters': iters, 'floor': o['floor'],
             'delays': o['delays'],
-            'parts': o['parts'], 'force': o['force'], 'params': {}}
+            'parts': o['parts'], 'force': o['force'], 'set': o['set'],
+            'tcp_split': o['tcp_split'], 'wan_auto': o.get('wan_auto', False),
+            'params': {}}
 
     def bye(*_):
         raise KeyboardInterrupt
@@ -279,19 +301,23 @@ def main(argv):
 def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters, n0, n1,
               write_conf):
     out = b.out
-    up = subprocess.run([GRID, 'up', spec, f'delay={delay}'], capture_output=True, text=True,
+    sets = [f'delay={delay}'] + conf['set']
+    up = subprocess.run([GRID, 'up', spec] + sets, capture_output=True, text=True,
                         timeout=300)
     if up.returncode != 0:
-        raise SystemExit(f'grid-coll: test/net/grid up {spec} delay={delay}: {up.stderr.strip()}')
-    log(f'grid up {spec} delay={delay}', b.runlog)
+        raise SystemExit(f'grid-coll: test/net/grid up {spec} {" ".join(sets)}: '
+                         f'{up.stderr.strip()}')
+    log(f'grid up {spec} {" ".join(sets)}', b.runlog)
     profile = None
     if not params:
-        profile, params = calibrate(b, delay, n0, n1)
+        profile, params = calibrate(b, delay, n0, n1, conf['tcp_split'])
     conf['params'][delay] = params
     write_conf()
     # the model's prediction, by Michi's own model code
     write_model(out, b.work, delay, params, n0, n1, sorted(set(sizes + [psize])))
-    michi = {'MICHI_COLL_SITE_RANKS': str(n0), 'MICHI_TCP_LANE_MIN': '0'}
+    michi = {'MICHI_COLL_SITE_RANKS': str(n0)}
+    if not conf['tcp_split']:
+        michi['MICHI_TCP_LANE_MIN'] = '0'
     if profile:
         michi['MICHI_GRID_PROFILE'] = profile
     else:
@@ -351,7 +377,7 @@ def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters,
         if r != 1 or secs(delay) < 0.02 - 1e-9:
             return
         for op in ('scatter', 'gather'):
-            for impl in ('michi-p1', 'michi-auto'):
+            for impl in (('michi-auto',) if conf['wan_auto'] else ('michi-p1', 'michi-auto')):
                 lim = b.limit([op], [psize], 3, delay, n0, n1)
                 res, calls, t0, t1 = b.run(delay, 'wan', impl, 1, impls_sg[impl],
                                            ['-t', op, '-m', str(psize), '-i', '3', '-w', '1'], lim)
@@ -367,12 +393,15 @@ def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters,
     log(f'grid down ({delay})', b.runlog)
 
 
-def calibrate(b, delay, n0, n1):
+def calibrate(b, delay, n0, n1, tcp_split=False):
     """`michi_info --calibrate-grid` on this grid (one lane a host pair, as
-    in the runs): the profile's path and its pair's parameters."""
+    in the runs; with tcp_split, as the runs, two flows a lane): the
+    profile's path and its pair's parameters."""
     prof = os.path.join(b.out, f'profile-{delay}.txt')
     info = os.path.join(os.path.dirname(os.environ['MICHI_MPIRUN']), 'michi_info')
-    env = {'MICHI_COLL_SITE_RANKS': str(n0), 'MICHI_TCP_LANE_MIN': '0'}
+    env = {'MICHI_COLL_SITE_RANKS': str(n0)}
+    if not tcp_split:
+        env['MICHI_TCP_LANE_MIN'] = '0'
     cmd = [GRID_MPI, 'michi', '--run', info, '--calibrate-grid', '--out', prof, '--bytes', '4m']
     t0 = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=900,

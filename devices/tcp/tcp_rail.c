@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * devices/tcp/tcp_rail.c: the rails of a peer pair, their weights and
+ * the chunk scheduler (tcp_rail.h has the rules).
+ */
+#include "tcp_rail.h"
+
+#include <arpa/inet.h>
+
+#define WS_EPS 1e-9
+
+/* ceil(x) for 0 < x < 2^53, without libm */
+static double ws_ceil(double x)
+{
+	double c = (double)(uint64_t)x;
+
+	return c < x - WS_EPS ? c + 1 : c;
+}
+
+static uint32_t rail_mask(int prefix)
+{
+	if (prefix <= 0)
+		return 0;
+	if (prefix >= 32)
+		return 0xffffffffu;
+	return ~0u << (32 - prefix);
+}
+
+int tcp_rails_pair(const struct tcp_rail_addr *l, int nl, const struct tcp_rail_addr *p,
+		   int np, struct tcp_rail_pair *out, int max)
+{
+	unsigned used = 0;   /* peer addresses taken (np <= 32) */
+	int i, j, n = 0;
+
+	if (np > 32)
+		np = 32;
+	for (i = 0; i < nl && n < max; i++) {
+		for (j = 0; j < np; j++) {
+			int pre = l[i].prefix < p[j].prefix ? l[i].prefix : p[j].prefix;
+			uint32_t m = rail_mask(pre);
+
+			if ((used >> j) & 1u)
+				continue;
+			/* a /0 matches everything: no subnet to go by */
+			if (pre <= 0 || ((ntohl(l[i].addr) ^ ntohl(p[j].addr)) & m))
+				continue;
+			out[n].local = i;
+			out[n].peer = j;
+			n++;
+			used |= 1u << j;
+			break;
+		}
+	}
+	return n;
+}
+
+void tcp_weights_raw(enum tcp_weight_rule rule, int nrails, const int *live,
+		     const struct tcp_rail_report *rep, const uint64_t *sent, const double *rate,
+		     double *w)
+{
+	int k;
+
+	for (k = 0; k < nrails; k++) {
+		w[k] = 0;
+		if (live && !live[k])
+			continue;
+		switch (rule) {
+		case TCP_WEIGHTS_ROUND_ROBIN:
+			w[k] = 1;
+			break;
+		case TCP_WEIGHTS_LINKS:
+			w[k] = 1.0 / (rep && rep[k].users > 1 ? rep[k].users : 1);
+			break;
+		case TCP_WEIGHTS_STATIC:
+			w[k] = rate && rate[k] > 0 ? rate[k] : 0;
+			break;
+		case TCP_WEIGHTS_FEEDBACK: {
+			double R, S, A, Q;
+
+			if (!rep || !sent || !sent[k] || !rep[k].arrive || !rep[k].path_total ||
+			    !rep[k].arrive_total)
+				break;   /* nothing to judge it by: the floor */
+			R = (double)rep[k].arrive;
+			S = (double)sent[k];
+			A = R < S ? R / S : 1.0;
+			Q = (double)rep[k].path_total / (double)rep[k].arrive_total;
+			if (Q > 1)
+				Q = 1;
+			w[k] = R / Q * A;
+			break;
+		}
+		}
+	}
+}
+
+void tcp_weights_smooth(int nrails, const int *live, const double *raw, double beta,
+			double floor_share, double *share)
+{
+	double fl = floor_share > 0 ? floor_share : 0, sum_raw = 0, sum_old = 0;
+	int k, it, nlive = 0;
+
+	if (beta < 0)
+		beta = 0;
+	if (beta > 1)
+		beta = 1;
+	for (k = 0; k < nrails; k++) {
+		if (live && !live[k]) {
+			share[k] = 0;
+			continue;
+		}
+		nlive++;
+		sum_raw += raw[k] > 0 ? raw[k] : 0;
+		sum_old += share[k] > 0 ? share[k] : 0;
+	}
+	if (!nlive)
+		return;
+	if (fl * nlive > 1)
+		fl = 1.0 / nlive;
+	for (k = 0; k < nrails; k++) {
+		double old, target;
+
+		if (live && !live[k])
+			continue;
+		old = sum_old > 0 ? (share[k] > 0 ? share[k] : 0) / sum_old : 1.0 / nlive;
+		target = sum_raw > 0 ? (raw[k] > 0 ? raw[k] : 0) / sum_raw : old;
+		share[k] = (1 - beta) * old + beta * target;
+	}
+	/* the floor: rails under it are raised to it, the others scaled to
+	 * make room (which may take another rail under it: a pass a rail) */
+	for (it = 0; it < nrails && fl > 0; it++) {
+		double rest = 0;
+		int nlow = 0;
+
+		for (k = 0; k < nrails; k++) {
+			if (live && !live[k])
+				continue;
+			if (share[k] < fl + WS_EPS)
+				nlow++;
+			else
+				rest += share[k];
+		}
+		if (!nlow)
+			break;
+		for (k = 0; k < nrails; k++) {
+			if (live && !live[k])
+				continue;
+			share[k] = share[k] < fl + WS_EPS ? fl :
+				   rest > 0 ? share[k] * (1 - fl * nlow) / rest : fl;
+		}
+	}
+}
+
+void tcp_wsched_set(struct tcp_wsched *s, int nrails, const double *w, double round_min,
+		    unsigned flags)
+{
+	double wmin = 0;
+	int k;
+
+	if (nrails > TCP_RAILS_MAX)
+		nrails = TCP_RAILS_MAX;
+	if (round_min < 1)
+		round_min = 1;
+	s->nrails = nrails;
+	for (k = 0; k < nrails; k++)
+		if (w[k] > 0 && (wmin == 0 || w[k] < wmin))
+			wmin = w[k];
+	for (k = 0; k < nrails; k++) {
+		s->used[k] = 0;
+		if (!(w[k] > 0) || wmin == 0) {
+			s->budget[k] = s->burst[k] = 0;
+			continue;
+		}
+		s->budget[k] = w[k] / wmin * round_min;
+		s->burst[k] = (flags & TCP_WSCHED_RUNS) ? s->budget[k] : ws_ceil(w[k] / wmin);
+	}
+	s->visit = 0;
+	s->cur = -1;
+}
+
+/* the next rail after cur with budget left this round, or -1 */
+static int wsched_following(const struct tcp_wsched *s)
+{
+	int i, k;
+
+	for (i = 1; i <= s->nrails; i++) {
+		k = (s->cur + i + s->nrails) % s->nrails;
+		if (s->cur < 0)
+			k = i - 1;
+		if (s->budget[k] > 0 && s->used[k] < s->budget[k] - WS_EPS)
+			return k;
+	}
+	return -1;
+}
+
+int tcp_wsched_next(struct tcp_wsched *s, double chunks)
+{
+	int k, round;
+
+	for (round = 0; round < 2; round++) {
+		k = s->cur;
+		if (k >= 0 && s->budget[k] > 0 && s->visit < s->burst[k] - WS_EPS &&
+		    s->used[k] < s->budget[k] - WS_EPS) {
+			s->used[k] += chunks;
+			s->visit += chunks;
+			return k;
+		}
+		k = wsched_following(s);
+		if (k >= 0) {
+			s->cur = k;
+			s->used[k] += chunks;
+			s->visit = chunks;
+			return k;
+		}
+		/* every rail had its round: the next one, each rail's overshoot
+		 * (a chunk past a fractional budget) carried into it */
+		for (k = 0; k < s->nrails; k++)
+			s->used[k] = s->budget[k] > 0 && s->used[k] > s->budget[k] ?
+				     s->used[k] - s->budget[k] : 0;
+		s->cur = -1;
+		s->visit = 0;
+	}
+	return -1;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * devices/tcp/tcp_rail.h: a peer pair's rails (the networks both hosts
+ * are on) and how its traffic is shared among them, a pure module: no
+ * sockets, no clock, no allocation, so that the tcp device and the unit
+ * tests share one copy of the rules (issue 31; paper B, ../GRID.md
+ * §2.3-2.4).
+ *
+ * Rails: each pair of a local and a peer address on one IPv4 subnet (the
+ * shorter of the two prefixes), as Open MPI pairs interfaces; every
+ * address in at most one rail, taken in the order of the lists (the
+ * business cards' order, which MICHI_TCP_IF sets). Hosts with different
+ * numbers of networks share the rails they have in common.
+ *
+ * Four rules give a weight per rail, for one peer:
+ *   round-robin  every live rail alike (paper B's RI2N);
+ *   links        inversely to how many peers use the receiver's link on
+ *                that rail (RI2N+): the receiver reports the count;
+ *   static       by the rails' line rates (Open MPI's way);
+ *   feedback     RI2N++, counted in bytes over one feedback interval:
+ *                  W_k = (R_k / Q_k) * A_k,  A_k = min(1, R_k / S_k),
+ *                  Q_k = R_jk / R_j
+ *                with S_k what this sender wrote to rail k, R_k what of
+ *                it the receiver read, R_jk everything the receiver read
+ *                on its link of rail k, R_j everything it read. A rail
+ *                the receiver's other traffic leaves idle gets more, one
+ *                whose bytes stay in the sockets (A < 1) less.
+ * Guards of GRID.md §2.4: A at most 1; a rail with nothing sent or
+ * nothing read gets the floor share, so that it is tried again and can
+ * recover; the shares are smoothed between intervals (a moving average:
+ * the paper's future work), so that one quiet interval does not undo
+ * what the busy ones learned.
+ *
+ * The scheduler turns weights into a sequence of rails, chunk by chunk,
+ * by paper B's burst rule: rail k takes at most C_k = ceil(W_k / min W)
+ * chunks a visit and W_k chunks a round; when every rail has had its
+ * round the round starts again (a fractional W_k's overshoot carried
+ * over, so that whole rounds keep the weights' ratio). With weights 2 : 3 : 4 the nine chunks
+ * of a round go 0,1,1,2,2,0,1,2,2 (Fig. 7c); with every C_k forced to
+ * W_k (TCP_WSCHED_RUNS), 0,0,1,1,1,2,2,2,2 (RI2N+, Fig. 7b).
+ */
+#ifndef MICHI_TCP_WEIGHTS_H
+#define MICHI_TCP_WEIGHTS_H
+
+#include <stdint.h>
+
+#define TCP_RAILS_MAX 8
+
+/* An address of a business card: IPv4, network byte order, and its
+ * prefix length (0..32). */
+struct tcp_rail_addr {
+	uint32_t addr;
+	int prefix;
+};
+
+/* A rail: indices into the local and the peer's lists. */
+struct tcp_rail_pair {
+	int local, peer;
+};
+
+/* Pairs nl local and np peer addresses into at most max rails (greedy
+ * in list order, each address once); returns the count (0: no subnet in
+ * common, and the pair falls back to one connection by routing). */
+int tcp_rails_pair(const struct tcp_rail_addr *l, int nl, const struct tcp_rail_addr *p,
+		   int np, struct tcp_rail_pair *out, int max);
+
+enum tcp_weight_rule {
+	TCP_WEIGHTS_ROUND_ROBIN,
+	TCP_WEIGHTS_LINKS,
+	TCP_WEIGHTS_STATIC,
+	TCP_WEIGHTS_FEEDBACK,
+};
+
+/* What a receiver j reports to sender i for one interval, per rail k. */
+struct tcp_rail_report {
+	uint64_t arrive;        /* R_ijk: bytes from i read on rail k */
+	uint64_t path_total;    /* R_jk: bytes from every peer read on j's link of rail k */
+	uint64_t arrive_total;  /* R_j: bytes from every peer read on every link of j */
+	uint32_t users;         /* peers that sent on j's link of rail k (RI2N+) */
+};
+
+/*
+ * The raw weights of one rule for nrails rails into w (any scale;
+ * 0: the rail gets nothing from this rule). Round-robin ignores the
+ * inputs; links reads rep[k].users; static reads rate[k]; feedback
+ * reads rep and sent (S_ijk, bytes written to rail k over the same
+ * interval). Rails marked dead in live (0) get 0.
+ */
+void tcp_weights_raw(enum tcp_weight_rule rule, int nrails, const int *live,
+		     const struct tcp_rail_report *rep, const uint64_t *sent, const double *rate,
+		     double *w);
+
+/*
+ * Smooths raw weights into the shares in use: share_k (summing to 1 over
+ * the live rails) moves to the raw share by the fraction beta (1: no
+ * memory); a live rail below floor_share is raised to it and the others
+ * make room (a floor above 1 / live rails gives equal shares), a dead
+ * one gets 0. Raw weights that are all 0
+ * leave the shares as they were (renormalised over the live rails; equal
+ * where none was set).
+ */
+void tcp_weights_smooth(int nrails, const int *live, const double *raw, double beta,
+			double floor_share, double *share);
+
+/* The chunk scheduler of one peer. */
+struct tcp_wsched {
+	int nrails;
+	double budget[TCP_RAILS_MAX];  /* W_k: chunks a round (0: rail not used) */
+	double burst[TCP_RAILS_MAX];   /* C_k: chunks a visit */
+	double used[TCP_RAILS_MAX];    /* chunks this round */
+	double visit;                  /* chunks on cur this visit */
+	int cur;                       /* rail of the current visit, -1: none */
+};
+
+#define TCP_WSCHED_RUNS 1   /* C_k = W_k: each rail's round in one run (RI2N+) */
+
+/*
+ * Sets the weights (any scale, 0: not used) and starts a new round. The
+ * weights are scaled so that the smallest non-zero one is round_min
+ * chunks (at least 1), which sets the round's length: one chunk for the
+ * lightest rail, and about W_k / min W for the others.
+ */
+void tcp_wsched_set(struct tcp_wsched *s, int nrails, const double *w, double round_min,
+		    unsigned flags);
+
+/* The rail for the next chunk of `chunks` chunk units (a short last
+ * piece counts as its fraction), accounted; -1 when no rail has weight. */
+int tcp_wsched_next(struct tcp_wsched *s, double chunks);
+
+#endif
