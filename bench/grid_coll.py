@@ -28,8 +28,8 @@ coll/lanes_model.c). Options:
   --remodel         only write model-D.csv again for a finished run in OUTDIR
                     (its config.txt's parameters)
   --tcp-split       Michi as it comes: a node pair's payloads from 1 MiB go
-                    over two connections (tcp_lane_min), so that a lane is
-                    two flows; without it MICHI_TCP_LANE_MIN=0, one flow a
+                    over two connections (tcp_stripe_min), so that a lane is
+                    two flows; without it MICHI_TCP_STRIPE_MIN=0, one flow a
                     lane, as paper A's lanes (calibration alike)
   --wan-auto        the utilisation part (wan) runs Michi automatic only (its
                     single-lane series from an earlier run)
@@ -317,7 +317,7 @@ def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters,
     write_model(out, b.work, delay, params, n0, n1, sorted(set(sizes + [psize])))
     michi = {'MICHI_COLL_SITE_RANKS': str(n0)}
     if not conf['tcp_split']:
-        michi['MICHI_TCP_LANE_MIN'] = '0'
+        michi['MICHI_TCP_STRIPE_MIN'] = '0'
     if profile:
         michi['MICHI_GRID_PROFILE'] = profile
     else:
@@ -401,7 +401,7 @@ def calibrate(b, delay, n0, n1, tcp_split=False):
     info = os.path.join(os.path.dirname(os.environ['MICHI_MPIRUN']), 'michi_info')
     env = {'MICHI_COLL_SITE_RANKS': str(n0)}
     if not tcp_split:
-        env['MICHI_TCP_LANE_MIN'] = '0'
+        env['MICHI_TCP_STRIPE_MIN'] = '0'
     cmd = [GRID_MPI, 'michi', '--run', info, '--calibrate-grid', '--out', prof, '--bytes', '4m']
     t0 = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=900,

@@ -94,7 +94,7 @@ def main(out):
            '(bench/gridcoll.c); each run gives the median of its calls, and the',
            'tables give the median (min-max) of the runs over the rounds. Michi',
            'single-lane is MICHI_COLL_LANES_P=1, automatic MICHI_COLL_LANES_P=0',
-           '(both with MICHI_TCP_LANE_MIN=0, one flow a lane); the model is',
+           '(both with MICHI_TCP_STRIPE_MIN=0, one flow a lane); the model is',
            "coll/lanes_model.c's T(P) with the parameters in config.txt, computed",
            'by bench/lanes_predict.c.', '']
     delays = sorted({os.path.basename(p).split('-')[1].rsplit('.', 1)[0]

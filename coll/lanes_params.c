@@ -18,7 +18,7 @@
 static size_t probe_bytes = 524288;
 MICHI_TUNABLE(probe_bytes, "lanes_probe_bytes", MICHI_T_SIZE, "512k", MICHI_LEVEL_TUNER,
 	      "bytes each lane streams across the WAN in the first-use measurement of a "
-	      "communicator without a grid profile (below tcp_lane_min, so one socket a lane)");
+	      "communicator without a grid profile (below tcp_stripe_min, so one socket a lane)");
 static int refine_every = 4;
 MICHI_TUNABLE(refine_every, "lanes_refine_every", MICHI_T_INT, "4", MICHI_LEVEL_TUNER,
 	      "grid collectives between two refinements of b_WAN(P) from the times the lanes "

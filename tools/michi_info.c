@@ -48,7 +48,7 @@ static int calibrate(const char *out, size_t bytes, int verbose)
 	 * from the ones timing a transfer wherever ranks share cores (the
 	 * emulated grid's hosts: 8 ranks on 2 cores measured alpha 5 ms and
 	 * b_LAN 28 Mb/s spinning, 0.01 ms and 96 Mb/s blocking) */
-	setenv("MICHI_TCP_LANE_MIN", "0", 0);
+	setenv("MICHI_TCP_STRIPE_MIN", "0", 0);
 	setenv("MICHI_WAIT_POLICY", "block", 0);
 	MPI_Init(NULL, NULL);
 	rc = michi_grid_calibrate(out, bytes, verbose);

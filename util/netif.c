@@ -97,7 +97,8 @@ int michi_netif_selected(const char *name, struct in_addr a, unsigned flags)
 	}
 }
 
-int michi_netif_list(struct in_addr *out, int max, char *seen, size_t seenlen)
+int michi_netif_list(struct in_addr *out, int *prefix, char (*names)[16], int max,
+		     char *seen, size_t seenlen)
 {
 	struct ifaddrs *ifa, *i;
 	size_t sl = 0;
@@ -118,8 +119,20 @@ int michi_netif_list(struct in_addr *out, int max, char *seen, size_t seenlen)
 		if (seen && sl < seenlen)
 			sl += (size_t)snprintf(seen + sl, seenlen - sl, "%s%s %s",
 					       sl ? ", " : "", i->ifa_name, ip);
-		if (count < max && michi_netif_selected(i->ifa_name, a, i->ifa_flags))
+		if (count < max && michi_netif_selected(i->ifa_name, a, i->ifa_flags)) {
+			if (prefix) {
+				uint32_t m = i->ifa_netmask ?
+					ntohl(((struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr) : 0;
+				int bits = 0;
+
+				while (bits < 32 && (m & (0x80000000u >> bits)))
+					bits++;
+				prefix[count] = bits;
+			}
+			if (names)
+				snprintf(names[count], 16, "%s", i->ifa_name);
 			out[count++] = a;
+		}
 	}
 	freeifaddrs(ifa);
 	return count;

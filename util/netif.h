@@ -26,9 +26,12 @@ int michi_netif_selected(const char *ifname, struct in_addr a, unsigned ifflags)
 /*
  * The selected addresses of this host, in interface order: writes up to
  * max of them and returns how many, or -1 (errno set) when the interfaces
- * cannot be listed. seen (may be NULL) gets "name addr, ..." of every up
- * IPv4 address, for messages.
+ * cannot be listed. prefix (may be NULL) gets each one's prefix length,
+ * names (may be NULL) its interface's name (IF_NAMESIZE bytes each). seen
+ * (may be NULL) gets "name addr, ..." of every up IPv4 address, for
+ * messages.
  */
-int michi_netif_list(struct in_addr *out, int max, char *seen, size_t seenlen);
+int michi_netif_list(struct in_addr *out, int *prefix, char (*names)[16], int max,
+		     char *seen, size_t seenlen);
 
 #endif

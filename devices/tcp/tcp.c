@@ -173,7 +173,7 @@ static int tcp_busy_sending(void)
 	for (i = 0; i < tcp.size; i++) {
 		struct tcp_peer *p = &tcp.peers[i];
 
-		if ((p->sq_head || p->lsplit) &&
+		if ((p->sq_head || tcp_stripe_busy(p)) &&
 		    (p->state == TCP_PEER_UP || p->state == TCP_PEER_CONNECTING))
 			return 1;
 	}
@@ -227,8 +227,7 @@ static michi_status_t tcp_finalize(void)
 	for (i = 0; i < tcp.size; i++) {
 		if (tcp.peers[i].conn && !tcp.peers[i].sq_head)
 			shutdown(tcp.peers[i].conn->fd, SHUT_WR);
-		if (tcp.peers[i].lane && !tcp.peers[i].lsplit)
-			shutdown(tcp.peers[i].lane->fd, SHUT_WR);
+		tcp_stripe_shutdown(&tcp.peers[i]);
 	}
 	while (tcp_any_open() && michi_wtime() < deadline)
 		tcp_poll(10);
@@ -244,7 +243,7 @@ static michi_status_t tcp_finalize(void)
 			st = michi_err(MICHI_ERR_PEER, "rank %d finalize: %d frames to rank %d not sent "
 				       "within %g s", tcp.rank, left, i, tcp_finalize_timeout);
 		}
-		tcp_lane_close(p);
+		tcp_stripe_close(p);
 		tcp_send_fail_queue(p, MICHI_ERR_PEER);
 		if (p->conn)
 			tcp_conn_close(p->conn);
@@ -254,6 +253,7 @@ static michi_status_t tcp_finalize(void)
 	while (tcp.timed.timed_next != &tcp.timed)
 		tcp_conn_close(tcp.timed.timed_next);
 	tcp_conn_reap();
+	tcp_stripe_free();
 	close(tcp.listener.fd);
 	close(tcp.epfd);
 	tcp_dyn_free();
@@ -274,8 +274,8 @@ static double tcp_rtt(int peer)
 	if (!tcp.peers || peer < 0 || peer >= tcp.size)   /* the world's ranks */
 		return 0;
 	p = tcp_peer_of(peer);
-	for (k = 0; k < 2; k++) {
-		struct tcp_conn *c = k ? p->lane : p->conn;
+	for (k = 0; k <= TCP_SLOTS_MAX; k++) {
+		struct tcp_conn *c = k ? tcp_stripe_conn(p, k) : p->conn;
 		double t = c ? tcp_sock_min_rtt(c->fd) : 0;
 
 		if (t > 0 && (best == 0 || t < best))

@@ -14,10 +14,18 @@
  * length is TCP_GOODBYE_LEN is the device's own goodbye: the sender is in
  * finalize and its EOF that follows is orderly, not a failure.
  *
- * Lanes: for large frames a peer pair opens one more connection, its lane
- * (hello with lane = 1). A lane carries raw payload tails only, in the
- * order of the TCP_SPLIT_LEN notices on the main connection, so frame
- * order and matching stay with the main connection.
+ * Rails (tcp_stripe.c): a peer pair's rails are the networks both hosts
+ * are on (tcp_rail.h pairs their addresses). For large frames the pair
+ * opens rail connections (hello with slot = k >= 1): one on each rail the
+ * main connection is not on, and more where a rail holds several sockets.
+ * A large frame is striped: a TCP_SPLIT_LEN notice, the header and a
+ * first part of the payload go on the main connection, the rest as
+ * chunks (struct tcp_chunk_hdr and bytes) on the rail connections, each
+ * chunk naming the frame's stripe number and its place in the payload.
+ * Frame order and matching stay with the main connection: it parses no
+ * further frame until every chunk of a striped one is in. The receiver
+ * reports what each rail delivered (TCP_REPORT_LEN frames), from which the
+ * sender weighs the rails (tcp_rail.h's rules).
  */
 #ifndef MICHI_TCP_H
 #define MICHI_TCP_H
@@ -31,13 +39,17 @@
 #include "device.h"
 #include "michi.h"
 #include "tcp_fast.h"
+#include "tcp_rail.h"
 
 #define TCP_MAX_ADDRS   8
 #define TCP_GOODBYE_LEN UINT64_MAX
-/* A device frame: the next frame's last hdr[1] payload bytes come on the
- * peer's lane (a second connection), so that two sockets share a large
- * payload; the kernel works on each socket's stream in turn. */
+/* A device frame: hdr[1] bytes of the next frame's payload come as chunks
+ * on the peer's rail connections, with stripe number hdr[2]. */
 #define TCP_SPLIT_LEN   (UINT64_MAX - 1)
+/* A device frame: the receiver's report on the rails, hdr[1] of struct
+ * tcp_report_rail in the payload, hdr[2] R_j (tcp_rail.h). */
+#define TCP_REPORT_LEN  (UINT64_MAX - 2)
+#define TCP_SLOTS_MAX   7    /* rail connections a peer pair, main not counted */
 #define TCP_HELLO_MAGIC "MICHI"
 #define TCP_VERSION     1
 #define TCP_BOM         0x01020304u
@@ -51,7 +63,18 @@ struct tcp_hello {
 	uint32_t bom;         /* TCP_BOM in the sender's byte order */
 	uint8_t key[16];      /* the job key */
 	int32_t rank;         /* connector's world rank */
-	uint32_t lane;        /* 1: a lane of the connection already up */
+	uint32_t slot;        /* 0: main connection; k: rail connection k of the pair */
+};
+
+/* Before each chunk on a rail connection. */
+struct tcp_chunk_hdr {
+	uint64_t seq;         /* the frame's stripe number */
+	uint64_t off, len;    /* its place in the frame's payload */
+};
+
+/* A report's entry for one rail (tcp_rail.h's struct tcp_rail_report). */
+struct tcp_report_rail {
+	uint64_t arrive, path_total, users;
 };
 
 enum tcp_reply_status {
@@ -60,6 +83,7 @@ enum tcp_reply_status {
 	TCP_REPLY_BADKEY = 2,
 	TCP_REPLY_BADRANK = 3,
 	TCP_REPLY_GONE = 4,       /* acceptor is finalizing or failed us */
+	TCP_REPLY_NORAIL = 5,     /* no such rail connection: not an error */
 };
 
 /*
@@ -125,9 +149,9 @@ struct tcp_conn {
 	int goodbye;          /* peer sent its goodbye: EOF is orderly */
 	int eof;
 	int direct;           /* in tcp.direct[]: polled by reading, not by epoll */
-	int lane;             /* a lane: carries payload tails (tcp_send.c) */
-	int lane_rx;          /* main: the payload in progress has a tail on the lane */
-	int wait_lane;        /* main: payload done here, its tail is not */
+	int slot;             /* 0: main connection; k: the pair's rail connection k */
+	int special;          /* main: TCP_RX_* of the frame in progress */
+	int wait_stripe;      /* main: its part of a striped frame is in, chunks are not */
 	uint32_t events;      /* epoll mask now registered */
 	double deadline;      /* handshake/connect deadline */
 	char name[64];        /* remote "a.b.c.d:port", for messages */
@@ -139,25 +163,47 @@ struct tcp_conn {
 	uint64_t rx_len, rx_got, rx_ulen;  /* ulen = min(len, cap) */
 	struct michi_rx rx;
 	uint64_t hdr[MICHI_FRAME_HDR_SIZE / 8];
-	uint64_t split_next;  /* main: tail bytes of the next frame on the lane */
-	/* main: the tail to read from the lane; lkeep of lleft bytes go to lbuf */
-	char *lbuf;
-	uint64_t lleft, lkeep;
+	uint64_t split_next, split_seq;  /* main: the next frame's bytes on rails, stripe number */
+	/* main: the striped frame in progress: its number, bytes still to
+	 * come on the rails, its whole length and what of it MTMI keeps */
+	uint64_t stripe_seq, stripe_left, stripe_len, stripe_cap;
+	/* rail connection: the chunk being read */
+	struct tcp_chunk_hdr ch;
+	size_t ch_got;        /* header bytes read */
+	uint64_t ch_done;     /* payload bytes read */
+	int parked;           /* its next chunk is of a frame not begun: EPOLLIN off */
+	/* main: a report being received */
+	struct tcp_report_rail report[TCP_RAILS_MAX];
+	/* the kernel's byte counts at the last look (tcp_stripe.c), and
+	 * which card address is its local end (-1: none) */
+	uint64_t info_tx, info_rx;
+	int lidx_set, lidx;
 
 	struct tcp_conn *timed_next, *timed_prev;  /* conns with a deadline */
 	struct tcp_conn *dead_next;
 };
 
-/* A frame sent in two parts (main connection and lane): the caller's
- * completion waits for both. */
+enum { TCP_RX_STRIPE = 1, TCP_RX_REPORT = 2 };
+
+struct tcp_split;
+
+/* A chunk queued on a rail connection. */
+struct tcp_chunk {
+	struct tcp_chunk *next;
+	struct tcp_split *split;
+	struct tcp_chunk_hdr h;
+	size_t hleft;         /* header bytes not written */
+	const char *ptr;      /* payload not written */
+	size_t left;
+};
+
+/* A striped frame: the caller's completion waits for every part. */
 struct tcp_split {
 	void *cookie;
 	int parts;            /* parts not written yet, plus one while in send */
 	michi_status_t st;
-	struct tcp_split *lnext;  /* the peer's lane FIFO */
-	const char *lptr;     /* what is left of the tail */
-	size_t lleft;
 	uint64_t hdr[2][MICHI_FRAME_HDR_SIZE / 8];  /* split notice, frame header */
+	struct tcp_chunk chunk[];
 };
 
 /* One queued frame; iov[cur..iovcnt) is what is left to write. */
@@ -185,16 +231,16 @@ struct tcp_peer {
 	struct tcp_conn *conn;    /* the connection that carries frames */
 	struct tcp_conn *out;     /* our connect attempt, until it settles */
 	struct tcp_sendq *sq_head, *sq_tail;
-	/* lane: the connection, our connect attempt, tails to write (FIFO) */
-	struct tcp_conn *lane, *lane_out;
-	int lane_off;             /* a lane failed or was refused: none */
-	struct tcp_split *lsplit, *lsplit_tail;
+	/* rails and rail connections (tcp_stripe.c), made at the first large frame */
+	struct tcp_stripe *stripe;
+	int stripe_off;           /* none to this peer (another job's, or none could open) */
 	michi_status_t fail_st;
 	int notify_failed;        /* the peer_failed upcall still to be made */
 
 	/* connect: addresses from the card, tried in order */
 	int naddr, addr_idx, retrying;
 	struct sockaddr_in addrs[TCP_MAX_ADDRS];
+	int aprefix[TCP_MAX_ADDRS];   /* their prefix lengths */
 	double connect_start, retry_at, backoff;
 	int last_errno;
 	char last_addr[64];
@@ -234,7 +280,13 @@ struct tcp_state {
 	struct tcp_conn *direct[TCP_DIRECT_MAX];
 	int ndirect;
 	unsigned poll_tick;
-	size_t nqueued;           /* frames waiting in send queues */
+	size_t nqueued;           /* frames and chunks waiting in send queues */
+	/* this rank's card addresses and their prefixes, for the rails */
+	int nlocal;
+	struct in_addr local[TCP_MAX_ADDRS];
+	int local_prefix[TCP_MAX_ADDRS];
+	char local_if[TCP_MAX_ADDRS][16];
+	struct tcp_stripe *striped;   /* peers with rails, a list (tcp_stripe.c) */
 };
 
 extern struct tcp_state tcp MICHI_HIDDEN;
@@ -244,10 +296,11 @@ extern size_t tcp_rbuf_size MICHI_HIDDEN;
 extern double tcp_connect_timeout MICHI_HIDDEN;
 extern double tcp_handshake_timeout MICHI_HIDDEN;
 extern int tcp_direct_poll MICHI_HIDDEN;
-extern size_t tcp_lane_min MICHI_HIDDEN;
+extern size_t tcp_stripe_min MICHI_HIDDEN;
 
 /* tcp_iface.c */
 michi_status_t tcp_iface_card(uint16_t port, int all_local, char *card, size_t len);
+int tcp_iface_parse(const char *s, struct sockaddr_in *sa, int *prefix);
 michi_status_t tcp_iface_bind_addr(int all_local, struct in_addr *addr);
 int tcp_iface_is_loopback(struct in_addr a);
 int tcp_iface_forced(void);
@@ -259,12 +312,15 @@ void tcp_conn_close(struct tcp_conn *c);
 void tcp_conn_reap(void);
 void tcp_conn_timers(void);
 void tcp_conn_set_events(struct tcp_conn *c, uint32_t events);
+void tcp_conn_timed_del(struct tcp_conn *c);
 michi_status_t tcp_peer_connect(int peer);
 void tcp_peer_fail(int peer, michi_status_t st);
 void tcp_peer_notify(void);
 void tcp_peer_lost(struct tcp_conn *c, int err);
-void tcp_lane_connect(int peer);
-void tcp_lane_close(struct tcp_peer *p);
+michi_status_t tcp_peer_card(int peer);
+struct tcp_conn *tcp_conn_open(int peer, const struct sockaddr_in *to, const struct in_addr *from);
+void tcp_conn_reply(struct tcp_conn *c, int status);
+void tcp_conn_reject(struct tcp_conn *c, int status, const char *why);
 
 /* tcp_send.c */
 michi_status_t tcp_send(int peer, const struct iovec *iov, int iovcnt, void *cookie);
@@ -273,8 +329,29 @@ michi_status_t tcp_send_queue(struct tcp_peer *p, const struct iovec *iov,
 void tcp_send_flush(struct tcp_peer *p);
 michi_status_t tcp_send_queue_copy(struct tcp_peer *p, const struct iovec *iov, int iovcnt);
 void tcp_send_fail_queue(struct tcp_peer *p, michi_status_t st);
-void tcp_lane_flush(struct tcp_peer *p);
 void tcp_split_part_done(struct tcp_split *s, michi_status_t st);
+michi_status_t tcp_send_error(struct tcp_peer *p, int peer, int err);
+
+/* tcp_stripe.c: rails, rail connections, striped frames, reports */
+struct tcp_stripe *tcp_stripe_get(int peer);
+int tcp_stripe_ready(struct tcp_peer *p);
+michi_status_t tcp_stripe_send(struct tcp_peer *p, int peer, const struct iovec *iov,
+			       void *cookie);
+void tcp_stripe_flush(struct tcp_peer *p, int slot);
+void tcp_stripe_in(struct tcp_conn *c, struct tcp_peer *p, int slot);
+void tcp_stripe_reply(struct tcp_conn *c, struct tcp_peer *p, int status);
+void tcp_stripe_out_failed(struct tcp_conn *c);
+void tcp_stripe_close(struct tcp_peer *p);
+int tcp_stripe_busy(const struct tcp_peer *p);
+void tcp_stripe_shutdown(struct tcp_peer *p);
+struct tcp_conn *tcp_stripe_conn(const struct tcp_peer *p, int slot);
+int tcp_stripe_begin(struct tcp_conn *c, uint64_t seq, uint64_t tail);
+int tcp_stripe_recv(struct tcp_conn *l);
+int tcp_stripe_recv_all(struct tcp_conn *c);
+void tcp_stripe_report_in(struct tcp_conn *c);
+void tcp_stripe_free(void);
+enum { TCP_PV_BYTES, TCP_PV_SHARE, TCP_PV_LIVE };
+uint64_t tcp_stripe_pvar(int arg);
 
 /* tcp_dyn.c: peers of other jobs */
 int tcp_dyn_find(const uint8_t key[16], int rank);

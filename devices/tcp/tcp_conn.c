@@ -87,7 +87,7 @@ static void tcp_conn_timed_add(struct tcp_conn *c, double timeout)
 	tcp.timed.timed_next = c;
 }
 
-static void tcp_conn_timed_del(struct tcp_conn *c)
+void tcp_conn_timed_del(struct tcp_conn *c)
 {
 	if (!c->timed_next)
 		return;
@@ -244,15 +244,14 @@ static void tcp_conn_accept(void)
 /* ---- connecting ------------------------------------------------------- */
 
 static void tcp_peer_retry_later(struct tcp_peer *p, double delay);
-static void tcp_lane_lost(struct tcp_peer *p);
 
-/* Fill p->addrs from the peer's business card. */
-static michi_status_t tcp_peer_card(int peer)
+/* Fill p->addrs (and their prefixes) from the peer's business card. */
+michi_status_t tcp_peer_card(int peer)
 {
 	struct tcp_peer *p = tcp_peer_of(peer);
 	struct michi_job *job = tcp.job;
 	char key[32], card[1024], orig[1024], *s, *save = NULL;
-	int same_host, port = 0;
+	int same_host;
 	michi_status_t st;
 
 	if (p->dyn) {
@@ -274,16 +273,8 @@ static michi_status_t tcp_peer_card(int peer)
 	for (s = strtok_r(card, ",", &save); s && p->naddr < TCP_MAX_ADDRS;
 	     s = strtok_r(NULL, ",", &save)) {
 		struct sockaddr_in *sa = &p->addrs[p->naddr];
-		char *colon = strrchr(s, ':');
 
-		if (!colon)
-			continue;
-		*colon = '\0';
-		port = atoi(colon + 1);
-		memset(sa, 0, sizeof(*sa));
-		sa->sin_family = AF_INET;
-		sa->sin_port = htons((uint16_t)port);
-		if (inet_pton(AF_INET, s, &sa->sin_addr) != 1)
+		if (!tcp_iface_parse(s, sa, &p->aprefix[p->naddr]))
 			continue;
 		/* loopback on another host is some other machine's loopback */
 		if (!same_host && tcp_iface_is_loopback(sa->sin_addr))
@@ -294,7 +285,9 @@ static michi_status_t tcp_peer_card(int peer)
 	if (same_host && !tcp_iface_forced() && p->naddr && p->naddr < TCP_MAX_ADDRS &&
 	    !tcp_iface_is_loopback(p->addrs[0].sin_addr)) {
 		memmove(&p->addrs[1], &p->addrs[0], sizeof(p->addrs[0]) * (size_t)p->naddr);
+		memmove(&p->aprefix[1], &p->aprefix[0], sizeof(p->aprefix[0]) * (size_t)p->naddr);
 		p->addrs[0].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		p->aprefix[0] = 8;
 		p->naddr++;
 	}
 	if (!p->naddr)
@@ -411,11 +404,9 @@ static void tcp_conn_out_failed(struct tcp_conn *c, int err)
 	tcp_conn_close(c);
 	if (abandoned)
 		return;
-	if (c->lane) {
-		/* lanes are an optimization: carry on with one connection */
-		p->lane_out = NULL;
-		p->lane_off = 1;
-		tcp_lane_lost(p);
+	if (c->slot) {
+		/* rail connections are an optimization: carry on without */
+		tcp_stripe_out_failed(c);
 		return;
 	}
 	p->out = NULL;
@@ -441,7 +432,7 @@ static void tcp_conn_connected(struct tcp_conn *c)
 		return;
 	}
 	memcpy(h.key, tcp.job->key, sizeof(h.key));
-	h.lane = (uint32_t)c->lane;
+	h.slot = (uint32_t)c->slot;
 	/* a fresh socket's send buffer takes 36 bytes whole */
 	if (send(c->fd, &h, sizeof(h), MSG_NOSIGNAL) != (ssize_t)sizeof(h)) {
 		tcp_conn_out_failed(c, errno ? errno : EIO);
@@ -457,98 +448,35 @@ static void tcp_conn_connected(struct tcp_conn *c)
 
 /* ---- handshake -------------------------------------------------------- */
 
-/* Our lane connect failed: fatal only if the peer already sent a tail
- * on it (it accepted, and our side of the handshake broke). */
-static void tcp_lane_lost(struct tcp_peer *p)
+/* A nonblocking connect to `to` (from `from` when not NULL) for peer:
+ * the connection, or NULL (the reason logged). */
+struct tcp_conn *tcp_conn_open(int peer, const struct sockaddr_in *to, const struct in_addr *from)
 {
-	if (p->conn && p->conn->lane_rx)
-		tcp_peer_fail((int)(p - tcp.peers), michi_err(MICHI_ERR_PEER,
-			"rank %d lost its lane to rank %d during its handshake", tcp.rank,
-			(int)(p - tcp.peers)));
-}
+	struct tcp_conn *c;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
-/* c is p's lane from now on. */
-static void tcp_lane_up(struct tcp_conn *c)
-{
-	struct tcp_peer *p = tcp_peer_of(c->peer);
-
-	tcp_conn_timed_del(c);
-	c->state = TCP_CONN_UP;
-	c->lane = 1;
-	p->lane = c;
-	michi_debug("tcp: rank %d has a lane to rank %d via %s", tcp.rank, c->peer, c->name);
-}
-
-static void tcp_conn_reject(struct tcp_conn *c, int status, const char *why);
-static void tcp_conn_reply(struct tcp_conn *c, int status);
-
-/* A lane hello from p's rank: one lane per pair, the lower rank's wins
- * when both connect at once. */
-static void tcp_lane_in(struct tcp_conn *c, struct tcp_peer *p, int rank)
-{
-	if (!tcp_lane_min || p->state != TCP_PEER_UP || !p->conn || p->lane || p->dyn ||
-	    (p->lane_out && tcp_peer_above((int)(p - tcp.peers)))) {
-		tcp_conn_reject(c, TCP_REPLY_DUPLICATE, "duplicate lane");
-		return;
-	}
-	if (p->lane_out) {
-		p->lane_out->abandoned = 1;
-		p->lane_out = NULL;
-	}
-	tcp_conn_reply(c, TCP_REPLY_OK);
-	tcp_lane_up(c);
-}
-
-/* Open a lane to peer (its connection is up); failures only mean none. */
-void tcp_lane_connect(int peer)
-{
-	struct tcp_peer *p = tcp_peer_of(peer);
-	struct sockaddr_in *sa;
-	int fd;
-
-	p->lane_off = 1;
-	if (!p->naddr && tcp_peer_card(peer) < 0)
-		return;
-	sa = &p->addrs[p->conn->outgoing && p->addr_idx < p->naddr ? p->addr_idx : 0];
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return;
+		return NULL;
 	tcp_sock_opts(fd);
-	if (connect(fd, (struct sockaddr *)sa, sizeof(*sa)) != 0 && errno != EINPROGRESS) {
+	if (from) {
+		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = *from };
+
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+			michi_debug("tcp: rank %d cannot bind a connection to rank %d to its "
+				    "address: %m", tcp.rank, peer);
+			close(fd);
+			return NULL;
+		}
+	}
+	if (connect(fd, (const struct sockaddr *)to, sizeof(*to)) != 0 && errno != EINPROGRESS) {
+		michi_debug("tcp: rank %d cannot connect to rank %d: %m", tcp.rank, peer);
 		close(fd);
-		return;
+		return NULL;
 	}
-	p->lane_out = tcp_conn_new(fd, TCP_CONN_CONNECTING, peer, sa);
-	if (!p->lane_out) {
+	c = tcp_conn_new(fd, TCP_CONN_CONNECTING, peer, to);
+	if (!c)
 		close(fd);
-		return;
-	}
-	p->lane_out->lane = 1;
-	p->lane_off = 0;
-}
-
-/* p's lane goes; a tail still being written fails the peer's frames. */
-void tcp_lane_close(struct tcp_peer *p)
-{
-	struct tcp_split *s = p->lsplit;
-
-	p->lane_off = 1;
-	if (p->lane_out) {
-		tcp_conn_close(p->lane_out);
-		p->lane_out = NULL;
-	}
-	if (p->lane) {
-		tcp_conn_close(p->lane);
-		p->lane = NULL;
-	}
-	p->lsplit = p->lsplit_tail = NULL;
-	while (s) {
-		struct tcp_split *next = s->lnext;
-
-		tcp.nqueued--;
-		tcp_split_part_done(s, p->fail_st < 0 ? p->fail_st : MICHI_ERR_PEER);
-		s = next;
-	}
+	return c;
 }
 
 /* c carries frames for its peer from now on. */
@@ -570,7 +498,7 @@ static void tcp_conn_up(struct tcp_conn *c)
 		tcp_recv_parse(c);
 }
 
-static void tcp_conn_reply(struct tcp_conn *c, int status)
+void tcp_conn_reply(struct tcp_conn *c, int status)
 {
 	struct tcp_reply r = { .magic = TCP_HELLO_MAGIC, .version = TCP_VERSION,
 			       .status = status, .rank = tcp.rank };
@@ -579,11 +507,11 @@ static void tcp_conn_reply(struct tcp_conn *c, int status)
 		michi_debug("tcp: reply to %s: %m", c->name);
 }
 
-static void tcp_conn_reject(struct tcp_conn *c, int status, const char *why)
+void tcp_conn_reject(struct tcp_conn *c, int status, const char *why)
 {
 	if (status == TCP_REPLY_BADKEY || status == TCP_REPLY_BADRANK)
 		tcp_stranger_warn(c->name, why);
-	else if (status == TCP_REPLY_GONE)
+	else if (status == TCP_REPLY_GONE || status == TCP_REPLY_NORAIL)
 		michi_debug("tcp: rejecting rank %d from %s: %s", c->peer, c->name, why);
 	else
 		michi_debug("tcp: simultaneous connect with rank %d: keeping the connection "
@@ -606,8 +534,8 @@ static void tcp_conn_hello_in(struct tcp_conn *c, const struct tcp_hello *h)
 		tcp_conn_reject(c, TCP_REPLY_GONE, "rank is failed or finalized");
 		return;
 	}
-	if (h->lane) {
-		tcp_lane_in(c, p, h->rank);
+	if (h->slot) {
+		tcp_stripe_in(c, p, (int)h->slot);
 		return;
 	}
 	if (p->conn) {
@@ -647,15 +575,8 @@ static void tcp_conn_reply_in(struct tcp_conn *c)
 		tcp_conn_close(c);
 		return;
 	}
-	if (c->lane) {
-		p->lane_out = NULL;
-		if (r.status == TCP_REPLY_OK && p->state == TCP_PEER_UP && !p->lane) {
-			tcp_lane_up(c);
-		} else {
-			tcp_conn_close(c);
-			p->lane_off = 1;
-			tcp_lane_lost(p);
-		}
+	if (c->slot) {
+		tcp_stripe_reply(c, p, r.status);
 		return;
 	}
 	switch (r.status) {
@@ -686,8 +607,9 @@ static void tcp_conn_hs_read(struct tcp_conn *c)
 	size_t need = c->outgoing ? sizeof(struct tcp_reply) : sizeof(struct tcp_hello);
 	struct tcp_hello h;
 	char why[96];
-	/* a lane's tails may follow its reply at once: leave them in the socket */
-	ssize_t n = read(c->fd, c->rbuf + c->rlen, c->lane ? need - c->rlen : tcp_rbuf_size - c->rlen);
+	/* a rail connection's chunks may follow its reply at once: leave
+	 * them in the socket */
+	ssize_t n = read(c->fd, c->rbuf + c->rlen, c->slot ? need - c->rlen : tcp_rbuf_size - c->rlen);
 
 	if (n <= 0) {
 		int err = n == 0 ? ECONNRESET : errno;
@@ -747,13 +669,13 @@ void tcp_conn_event(struct tcp_conn *c, uint32_t events)
 	case TCP_CONN_UP:
 		if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
 			tcp_recv_event(c);
-			/* a lane is read along with its main connection */
-			if (c->state == TCP_CONN_UP && !c->lane)
+			/* rail connections are read along with their main one */
+			if (c->state == TCP_CONN_UP && !c->slot)
 				tcp_direct_add(c);
 		}
 		if ((events & EPOLLOUT) && c->state == TCP_CONN_UP) {
-			if (c->lane)
-				tcp_lane_flush(tcp_peer_of(c->peer));
+			if (c->slot)
+				tcp_stripe_flush(tcp_peer_of(c->peer), c->slot);
 			else
 				tcp_send_flush(tcp_peer_of(c->peer));
 		}
@@ -825,7 +747,7 @@ void tcp_peer_fail(int peer, michi_status_t st)
 	p->conn = p->out = NULL;
 	p->notify_failed = 1;
 	tcp.n_notify++;
-	tcp_lane_close(p);
+	tcp_stripe_close(p);
 	tcp_send_fail_queue(p, st);
 }
 
@@ -858,7 +780,7 @@ void tcp_peer_lost(struct tcp_conn *c, int err)
 		c->eof = 1;
 		tcp_conn_close(c);
 		if (p->conn == c)
-			tcp_lane_close(p);
+			tcp_stripe_close(p);
 		if (p->conn == c) {
 			p->conn = NULL;
 			tcp_fast_fd[p - tcp.peers] = -1;

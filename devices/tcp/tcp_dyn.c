@@ -18,7 +18,7 @@
  *
  * Simultaneous connects are settled as within a job, "the lower one's
  * connection wins", over a total order of (job key, rank) that both sides
- * compute alike (tcp_peer_above). Lanes are not opened to such peers.
+ * compute alike (tcp_peer_above). Rail connections are not opened to such peers.
  *
  * A process that had no tcp device (a singleton, a job on one host) starts
  * one here (tcp_dyn_start), listening on every interface so that a job on
@@ -115,7 +115,7 @@ michi_status_t tcp_dyn_add(int index, const uint8_t key[16], int rank, const cha
 	memcpy(p->dyn_key, key, 16);
 	p->dyn_rank = rank;
 	p->dyn = 1;
-	p->lane_off = 1;
+	p->stripe_off = 1;
 	michi_debug("tcp: peer %d is rank %d of another job on %s (%s)", index, rank, host, card);
 	return MICHI_OK;
 }

@@ -4,7 +4,7 @@
  * and the tunables it reads again at every use.
  *
  * Bytes sent: the kernel's count on each connection (TCP_INFO
- * tcpi_bytes_sent, Linux 4.19), main connection and lane, folded into a
+ * tcpi_bytes_sent, Linux 4.19), main and rail connections, folded into a
  * total at every read and at MPI_Finalize's snapshot, before the
  * connections close; no counter on a send path.
  */
@@ -27,7 +27,8 @@ struct tcp_mark {
 };
 
 static uint64_t bytes;           /* since MPI_Init */
-static struct tcp_mark *marks;   /* two per peer: main connection and lane */
+#define MARKS (TCP_SLOTS_MAX + 1)   /* a peer: main and rail connections */
+static struct tcp_mark *marks;
 static int nmarks_peers;
 
 /* Bytes the kernel sent on c since the last fold (0 when unknown). */
@@ -44,7 +45,7 @@ static uint64_t conn_sent(const struct tcp_conn *c, struct tcp_mark *mark)
 	    len < offsetof(struct tcp_info, tcpi_bytes_sent) + sizeof(ti.tcpi_bytes_sent))
 		return 0;
 	v = ti.tcpi_bytes_sent;
-	/* another connection than last time (a lane opened again): it
+	/* another connection than last time (one opened again): it
 	 * counts from its own start */
 	if (mark->conn != c || mark->fd != c->fd || v < mark->sent) {
 		mark->conn = c;
@@ -65,20 +66,23 @@ static void fold(void)
 	if (!tcp.inited || !tcp.peers || tcp.size <= 0)
 		return;
 	if (tcp.size > nmarks_peers) {
-		struct tcp_mark *m = realloc(marks, 2 * (size_t)tcp.size * sizeof(*m));
+		struct tcp_mark *m = realloc(marks, MARKS * (size_t)tcp.size * sizeof(*m));
 
 		if (!m)
 			return;
-		memset(m + 2 * nmarks_peers, 0,
-		       2 * (size_t)(tcp.size - nmarks_peers) * sizeof(*m));
+		memset(m + MARKS * nmarks_peers, 0,
+		       MARKS * (size_t)(tcp.size - nmarks_peers) * sizeof(*m));
 		marks = m;
 		nmarks_peers = tcp.size;
 	}
 	for (p = 0; p < tcp.size; p++) {
+		int k;
+
 		if (p == tcp.rank)
 			continue;
-		bytes += conn_sent(tcp.peers[p].conn, &marks[2 * p]);
-		bytes += conn_sent(tcp.peers[p].lane, &marks[2 * p + 1]);
+		bytes += conn_sent(tcp.peers[p].conn, &marks[MARKS * p]);
+		for (k = 1; k <= TCP_SLOTS_MAX; k++)
+			bytes += conn_sent(tcp_stripe_conn(&tcp.peers[p], k), &marks[MARKS * p + k]);
 	}
 }
 
@@ -93,15 +97,27 @@ static void describe_bytes(char *buf, size_t len)
 {
 	snprintf(buf, len,
 		 "bytes the kernel sent on this rank's tcp connections to other "
-		 "ranks (TCP_INFO tcpi_bytes_sent, lanes included): %d-byte frame "
+		 "ranks (TCP_INFO tcpi_bytes_sent, rail connections included): %d-byte frame "
 		 "headers and payloads, retransmissions included; sampled when "
 		 "read, so bytes of a connection that closed since the last read "
 		 "are missed", MICHI_FRAME_HDR_SIZE);
 }
 
+#define RAIL_PVARS(k) \
+	{ "tcp_rail" #k "_bytes", MICHI_TVAR_COUNTER, MICHI_TVAR_USER_DETAIL, tcp_stripe_pvar, \
+	  TCP_PV_BYTES * 16 + k, "striped payload bytes this rank put on rail " #k " of its " \
+	  "peer pairs (rails in each pair's order: the main connection's first when it pairs), " \
+	  "since MPI_Init", NULL }, \
+	{ "tcp_rail" #k "_share", MICHI_TVAR_LEVEL, MICHI_TVAR_TUNER_DETAIL, tcp_stripe_pvar, \
+	  TCP_PV_SHARE * 16 + k, "the share of striped bytes rail " #k " gets now, in " \
+	  "thousandths, the mean over this rank's peer pairs with such a rail", NULL }, \
+	{ "tcp_rail" #k "_live", MICHI_TVAR_LEVEL, MICHI_TVAR_TUNER_DETAIL, tcp_stripe_pvar, \
+	  TCP_PV_LIVE * 16 + k, "peers to which this rank's rail " #k " has a connection up", NULL }
+
 static const struct michi_tvar_pvar tcp_pvars[] = {
 	{ "tcp_bytes_sent", MICHI_TVAR_COUNTER, MICHI_TVAR_USER_DETAIL, read_bytes, 0,
 	  NULL, describe_bytes },
+	RAIL_PVARS(0), RAIL_PVARS(1), RAIL_PVARS(2), RAIL_PVARS(3),
 };
 
 /* read whenever the device uses them, so an MPI_T write takes effect at

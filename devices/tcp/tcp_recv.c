@@ -11,10 +11,11 @@
  * whatever follows, so a large message lands with no staging copy. Bytes
  * beyond rx.cap are read into the receive buffer and dropped.
  *
- * A frame split over the lane (a TCP_SPLIT_LEN notice before it) has its
- * head on the main connection and its tail on the lane; the main
- * connection parses nothing further until both are in, so frames still
- * reach MTMI one at a time, in order.
+ * A striped frame (a TCP_SPLIT_LEN notice before it) has its first part
+ * on the main connection and the rest in chunks on the rail connections
+ * (tcp_stripe.c); the main connection parses nothing further until all
+ * of it is in, so frames still reach MTMI one at a time, in order. A
+ * TCP_REPORT_LEN frame is the peer's report on the rails, for the device.
  *
  * MTMI's upcalls may send (to any peer) but must not call the device's
  * progress: the connection's receive state is in use during them.
@@ -30,44 +31,60 @@ size_t tcp_rbuf_size = 65536;
 MICHI_TUNABLE(tcp_rbuf_size, "tcp_rbuf_size", MICHI_T_SIZE, "65536",
 	      MICHI_LEVEL_TUNER, "receive buffer per tcp connection (bytes, at least 4k)");
 
+/* The frame in progress was a report, or is striped with chunks still
+ * to come. */
+static void __attribute__((noinline)) tcp_recv_frame_special(struct tcp_conn *c)
+{
+	if (c->special & TCP_RX_REPORT) {
+		c->special &= ~TCP_RX_REPORT;
+		c->rx_active = 0;
+		tcp_stripe_report_in(c);
+		return;
+	}
+	/* the chunks complete the frame (tcp_stripe.c) */
+	c->wait_stripe = 1;
+}
+
 static inline void tcp_recv_frame_done(struct tcp_conn *c)
 {
-	if (unlikely(c->lane_rx)) {
-		/* the tail on the lane is not in yet: it completes the frame */
-		c->wait_lane = 1;
+	if (unlikely(c->special)) {
+		tcp_recv_frame_special(c);
 		return;
 	}
 	c->rx_active = 0;
 	tcp.up.recv_done(c->peer, &c->rx);
 }
 
-/* The main connection's frame has its last `tail` bytes on the lane:
- * note their place in MTMI's buffer. The lane may still be waiting for
- * its handshake reply: the peer writes tails as soon as it accepted it. */
-static void tcp_recv_split(struct tcp_conn *c, uint64_t tail)
+/* A device frame's header (len one of the markers). */
+static void __attribute__((noinline)) tcp_recv_marker(struct tcp_conn *c, uint64_t len)
 {
-	struct tcp_peer *p = tcp_peer_of(c->peer);
-	uint64_t head = c->rx_len - tail;
-	michi_status_t st;
+	if (len == TCP_GOODBYE_LEN) {
+		c->goodbye = 1;
+	} else if (len == TCP_SPLIT_LEN) {
+		c->split_next = c->hdr[1];
+		c->split_seq = c->hdr[2];
+	} else if (len == TCP_REPORT_LEN) {
+		uint64_t n = c->hdr[1];
 
-	c->split_next = 0;
-	if (unlikely((!p->lane && !p->lane_out) || tail >= c->rx_len)) {
-		st = michi_err(MICHI_ERR_PEER, "tcp: rank %d sent rank %d a frame split over a lane "
-			       "that is not there", c->peer, tcp.rank);
-		tcp_peer_fail(c->peer, st);
-		return;
-	}
-	c->rx_len = head;
-	if (c->rx_ulen > head) {
-		c->lbuf = (char *)c->rx.buf + head;
-		c->lkeep = c->rx_ulen - head;
-		c->rx_ulen = head;
+		if (n > TCP_RAILS_MAX) {
+			tcp_peer_fail(c->peer, michi_err(MICHI_ERR_PEER, "tcp: rank %d sent rank %d "
+				      "a report on %llu rails", c->peer, tcp.rank,
+				      (unsigned long long)n));
+			return;
+		}
+		c->rx.buf = c->report;
+		c->rx.cap = n * sizeof(c->report[0]);
+		c->rx.cookie = NULL;
+		c->rx_len = c->rx_ulen = c->rx.cap;
+		c->rx_got = 0;
+		c->rx_active = 1;
+		c->special |= TCP_RX_REPORT;
+		if (!n)
+			tcp_recv_frame_done(c);
 	} else {
-		c->lbuf = NULL;
-		c->lkeep = 0;
+		tcp_peer_fail(c->peer, michi_err(MICHI_ERR_PEER, "tcp: rank %d sent rank %d a "
+			      "device frame of an unknown kind", c->peer, tcp.rank));
 	}
-	c->lleft = tail;
-	c->lane_rx = 1;
 }
 
 /* A header is complete at rbuf + rpos: ask MTMI where the payload goes. */
@@ -78,11 +95,8 @@ static inline void tcp_recv_hdr(struct tcp_conn *c)
 	memcpy(c->hdr, c->rbuf + c->rpos, MICHI_FRAME_HDR_SIZE);
 	c->rpos += MICHI_FRAME_HDR_SIZE;
 	len = c->hdr[0];
-	if (unlikely(len >= TCP_SPLIT_LEN)) {
-		if (len == TCP_GOODBYE_LEN)
-			c->goodbye = 1;
-		else
-			c->split_next = c->hdr[1];
+	if (unlikely(len >= TCP_REPORT_LEN)) {
+		tcp_recv_marker(c, len);
 		return;
 	}
 	c->rx.buf = NULL;
@@ -94,8 +108,11 @@ static inline void tcp_recv_hdr(struct tcp_conn *c)
 	c->rx_ulen = c->rx.buf ? (c->rx.cap < len ? c->rx.cap : len) : 0;
 	c->rx_active = 1;
 	if (unlikely(c->split_next)) {
-		tcp_recv_split(c, c->split_next);
-		return;
+		uint64_t tail = c->split_next;
+
+		c->split_next = 0;
+		if (!tcp_stripe_begin(c, c->split_seq, tail))
+			return;
 	}
 	if (len == 0)
 		tcp_recv_frame_done(c);
@@ -104,7 +121,7 @@ static inline void tcp_recv_hdr(struct tcp_conn *c)
 /* Hand every complete frame in rbuf[rpos, rlen) to MTMI. */
 void tcp_recv_parse(struct tcp_conn *c)
 {
-	while (c->rpos < c->rlen && c->state == TCP_CONN_UP && !c->wait_lane) {
+	while (c->rpos < c->rlen && c->state == TCP_CONN_UP && !c->wait_stripe) {
 		size_t avail = c->rlen - c->rpos;
 		uint64_t take;
 
@@ -176,75 +193,17 @@ static inline ssize_t tcp_recv_read(struct tcp_conn *c, size_t *want)
 	return n;
 }
 
-/*
- * The lane's tail is read straight into MTMI's buffer; bytes past its
- * capacity are read into rbuf and dropped. A lane with no tail expected
- * is not read: its bytes belong to a split notice not parsed yet.
- * Returns 1 when bytes arrived.
- */
-static int tcp_lane_recv(struct tcp_conn *l)
-{
-	struct tcp_peer *p = tcp_peer_of(l->peer);
-	struct tcp_conn *c = p->conn;
-	int got = 0;
-	char b;
-
-	if (!c || !c->lleft) {
-		ssize_t n = recv(l->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
-
-		/* EOF between tails: the peer is done with its lane */
-		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
-			tcp_lane_close(p);
-		return 0;
-	}
-	while (c->lleft) {
-		size_t want = c->lkeep ? c->lkeep :
-			(c->lleft < tcp_rbuf_size ? c->lleft : tcp_rbuf_size);
-		ssize_t n = read(l->fd, c->lkeep ? c->lbuf : l->rbuf, want);
-
-		if (n <= 0) {
-			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-				break;
-			if (n < 0 && errno == EINTR)
-				continue;
-			tcp_peer_fail(l->peer, michi_err(MICHI_ERR_PEER,
-				"rank %d lost its lane to rank %d at %s: %s", tcp.rank, l->peer,
-				l->name, n == 0 ? "closed by the peer" : strerror(errno)));
-			return 1;
-		}
-		got = 1;
-		if (c->lkeep) {
-			c->lbuf += n;
-			c->lkeep -= (uint64_t)n;
-		}
-		c->lleft -= (uint64_t)n;
-		if ((size_t)n < want)
-			break;
-	}
-	if (c->lleft)
-		return got;
-	c->lane_rx = 0;
-	if (c->wait_lane) {
-		c->wait_lane = 0;
-		tcp_recv_frame_done(c);
-		tcp_recv_parse(c);
-	}
-	return 1;
-}
-
 static int tcp_recv_loop(struct tcp_conn *c);
 
-/* A lane, or a main connection whose payload has a tail on the lane. */
-static int __attribute__((noinline)) tcp_recv_event_lane(struct tcp_conn *c)
+/* A rail connection, or a main connection whose frame has chunks to come. */
+static int __attribute__((noinline)) tcp_recv_event_stripe(struct tcp_conn *c)
 {
-	struct tcp_conn *l;
 	int n;
 
-	if (c->lane)
-		return tcp_lane_recv(c);
-	l = tcp_peer_of(c->peer)->lane;
-	n = l ? tcp_lane_recv(l) : 0;
-	if (c->state != TCP_CONN_UP || c->wait_lane)
+	if (c->slot)
+		return tcp_stripe_recv(c);
+	n = tcp_stripe_recv_all(c);
+	if (c->state != TCP_CONN_UP || c->wait_stripe)
 		return n;
 	return tcp_recv_loop(c) | n;
 }
@@ -252,8 +211,8 @@ static int __attribute__((noinline)) tcp_recv_event_lane(struct tcp_conn *c)
 /* The socket of an established connection is readable. */
 int tcp_recv_event(struct tcp_conn *c)
 {
-	if (unlikely(c->lane | c->lane_rx))
-		return tcp_recv_event_lane(c);
+	if (unlikely(c->slot | c->special))
+		return tcp_recv_event_stripe(c);
 	return tcp_recv_loop(c);
 }
 
@@ -278,7 +237,7 @@ static int tcp_recv_loop(struct tcp_conn *c)
 			return 1;
 		}
 		tcp_recv_parse(c);
-		if ((size_t)n < want || c->state != TCP_CONN_UP || c->wait_lane)
+		if ((size_t)n < want || c->state != TCP_CONN_UP || c->wait_stripe)
 			return 1;
 	}
 	return 1;

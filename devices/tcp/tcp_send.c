@@ -11,11 +11,12 @@
  * tcp.up.send_done(). sendmsg with MSG_NOSIGNAL is writev plus the
  * flag that turns a write to a closed peer into EPIPE instead of SIGPIPE.
  *
- * Large frames (rendezvous DATA, at least tcp_lane_min bytes) are split
- * over two connections: on loopback one stream's kernel work is serial,
- * and two sockets written in turn move more bytes per second (UCX gets
- * the same from its two "rails", lo and the host's address). The peer
- * pair opens the second connection, the lane, at its first large frame.
+ * Large frames (rendezvous DATA, at least tcp_stripe_min bytes) are
+ * striped over the peer pair's rails (tcp_stripe.c): every network both
+ * hosts are on, and more than one socket on a rail where that pays (on
+ * loopback one stream's kernel work is serial, and two sockets written in
+ * turn move more bytes per second). The pair opens its rail connections
+ * at its first large frame.
  */
 #include "config.h"
 #include "tcp.h"
@@ -26,44 +27,6 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
-static michi_status_t tcp_send_error(struct tcp_peer *p, int peer, int err);
-
-size_t tcp_lane_min = 1048576;
-MICHI_TUNABLE(tcp_lane_min, "tcp_lane_min", MICHI_T_SIZE, "1048576", MICHI_LEVEL_TUNER,
-	      "payload size from which the tcp device writes a frame's second half over a "
-	      "second connection to the peer, in parallel (0: one connection per peer)");
-
-/* Write the lane's tails in order; a full socket waits for EPOLLOUT. */
-void tcp_lane_flush(struct tcp_peer *p)
-{
-	struct tcp_conn *c = p->lane;
-	struct tcp_split *s;
-
-	while ((s = p->lsplit)) {
-		ssize_t n = send(c->fd, s->lptr, s->lleft, MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				tcp_conn_set_events(c, EPOLLIN | EPOLLOUT);
-				return;
-			}
-			tcp_send_error(p, (int)(p - tcp.peers), errno);
-			return;
-		}
-		s->lptr += n;
-		s->lleft -= (size_t)n;
-		if (s->lleft)
-			continue;
-		p->lsplit = s->lnext;
-		if (!p->lsplit)
-			p->lsplit_tail = NULL;
-		tcp.nqueued--;
-		tcp_split_part_done(s, MICHI_OK);
-	}
-	tcp_conn_set_events(c, EPOLLIN);
-}
 
 void tcp_split_part_done(struct tcp_split *s, michi_status_t st)
 {
@@ -75,99 +38,21 @@ void tcp_split_part_done(struct tcp_split *s, michi_status_t st)
 	free(s);
 }
 
-/*
- * A large frame to a peer with a lane: the main connection gets a split
- * notice, the frame header and the payload's first half, the lane the
- * second half, each after what its connection already has queued. What
- * does not fit now waits in the main queue and in the lane's FIFO.
- */
-static michi_status_t tcp_send_split(struct tcp_peer *p, int peer, const struct iovec *iov,
-				     void *cookie)
-{
-	size_t len = iov[1].iov_len, tail = len / 2, total;
-	struct tcp_split *s = malloc(sizeof(*s));
-	struct iovec w[3];
-	struct msghdr msg = { .msg_iov = w, .msg_iovlen = 3 };
-	michi_status_t st;
-	ssize_t n = 0;
-
-	if (!s)
-		return tcp_send_fast(peer, iov, 2, cookie);
-	s->cookie = cookie;
-	s->parts = 3;
-	s->st = MICHI_OK;
-	s->lnext = NULL;
-	s->lptr = (const char *)iov[1].iov_base + (len - tail);
-	s->lleft = tail;
-	memset(s->hdr[0], 0, sizeof(s->hdr[0]));
-	s->hdr[0][0] = TCP_SPLIT_LEN;
-	s->hdr[0][1] = tail;
-	memcpy(s->hdr[1], iov[0].iov_base, sizeof(s->hdr[1]));
-	w[0].iov_base = s->hdr[0];
-	w[0].iov_len = MICHI_FRAME_HDR_SIZE;
-	w[1].iov_base = s->hdr[1];
-	w[1].iov_len = MICHI_FRAME_HDR_SIZE;
-	w[2].iov_base = iov[1].iov_base;
-	w[2].iov_len = len - tail;
-	total = 2 * MICHI_FRAME_HDR_SIZE + len - tail;
-
-	if (tcp_fast_fd[peer] >= 0) {
-		n = sendmsg(tcp_fast_fd[peer], &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-				free(s);
-				return tcp_send_error(p, peer, errno);
-			}
-			n = 0;
-		}
-	}
-	if ((size_t)n == total) {
-		s->parts--;
-	} else {
-		st = tcp_send_queue(p, w, 3, (size_t)n, NULL, 1);
-		if (st < 0) {
-			/* the frame may be cut off on the wire: the peer cannot parse on */
-			free(s);
-			tcp_peer_fail(peer, st);
-			return st;
-		}
-		p->sq_tail->split = s;
-	}
-	if (p->state == TCP_PEER_UP && p->lane) {
-		tcp.nqueued++;
-		if (p->lsplit) {
-			p->lsplit_tail->lnext = s;
-			p->lsplit_tail = s;
-		} else {
-			p->lsplit = p->lsplit_tail = s;
-			tcp_lane_flush(p);
-		}
-	} else {
-		tcp_split_part_done(s, p->fail_st < 0 ? p->fail_st : MICHI_ERR_PEER);
-	}
-	if (--s->parts)
-		return MICHI_INPROGRESS;
-	st = s->st;
-	free(s);
-	return st;
-}
-
 int tcp_connect_copy = 1;
 MICHI_TUNABLE(tcp_connect_copy, "tcp_connect_copy", MICHI_T_BOOL, "yes", MICHI_LEVEL_DEVELOPER,
 	      "copy eager frames queued while a connection opens, so their sends complete at once");
 
 /* The out-of-line entry, for callers that go through the ops table
- * (rendezvous DATA among them): large frames may use the lane. */
+ * (rendezvous DATA among them): large frames are striped over the rails
+ * once the pair has rail connections (the first one opens them). */
 michi_status_t tcp_send(int peer, const struct iovec *iov, int iovcnt, void *cookie)
 {
-	if (iovcnt == 2 && tcp_lane_min && iov[1].iov_len >= tcp_lane_min &&
+	if (iovcnt == 2 && tcp_stripe_min && iov[1].iov_len >= tcp_stripe_min &&
 	    *(const uint64_t *)iov[0].iov_base == iov[1].iov_len) {
 		struct tcp_peer *p = tcp_peer_of(peer);
 
-		if (p->lane && p->state == TCP_PEER_UP)
-			return tcp_send_split(p, peer, iov, cookie);
-		if (!p->lane && !p->lane_out && !p->lane_off && p->state == TCP_PEER_UP)
-			tcp_lane_connect(peer);
+		if (p->state == TCP_PEER_UP && !p->stripe_off && tcp_stripe_ready(p))
+			return tcp_stripe_send(p, peer, iov, cookie);
 	}
 	return tcp_send_fast(peer, iov, iovcnt, cookie);
 }
@@ -250,7 +135,7 @@ michi_status_t tcp_send_queue_copy(struct tcp_peer *p, const struct iovec *iov, 
 /* A write on an established connection failed (EPIPE, ECONNRESET): the
  * peer is gone. The upcall is deferred to progress so that MTMI is not
  * re-entered from inside its own send. */
-static michi_status_t tcp_send_error(struct tcp_peer *p, int peer, int err)
+michi_status_t tcp_send_error(struct tcp_peer *p, int peer, int err)
 {
 	const char *name = p->conn ? p->conn->name : "?";
 	michi_status_t st;

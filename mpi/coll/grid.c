@@ -29,7 +29,7 @@
  *            one host's rate where it is per host);
  *   b_in(h)  the same the other way, lanes 0..h-1 of the second site
  *            into lane 0 of the first, timed by it over all h streams.
- * michi_info turns the tcp device's lanes off (its lane_min tunable 0)
+ * michi_info turns the tcp device's striping off (its stripe_min tunable 0)
  * and sets wait_policy to block unless the environment says otherwise
  * (tools/michi_info.c): the tcp device's second socket per peer would
  * double what one lane gets, and ranks

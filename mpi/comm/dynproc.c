@@ -431,11 +431,15 @@ static michi_status_t dyn_port_open(char *name)
 	n += (size_t)snprintf(p->name + n, sizeof(p->name) - n, ":%.64s:", job->hostname);
 	/* the card's addresses with the port's own port number */
 	for (s = strtok_r(card, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
-		char *colon = strrchr(s, ':'), a[80];
+		char *colon = strrchr(s, ':'), *slash, a[80];
 		int k;
 
 		if (colon)
 			*colon = '\0';
+		/* the card's "/prefix" (the tcp device's rails) is not the port's */
+		slash = strchr(s, '/');
+		if (slash)
+			*slash = '\0';
 		k = snprintf(a, sizeof(a), "%s%s:%u", naddr ? "," : "", s, ntohs(sa.sin_port));
 		if (n + (size_t)k >= sizeof(p->name))
 			break;

@@ -67,15 +67,16 @@ check_netcheck() {
 }
 
 # check_cards OUT: with MICHI_LOG=debug each rank logs its tcp card, which
-# must hold its own host's address and nothing else (no loopback).
+# must hold its own host's address (with its prefix length) and nothing
+# else (no loopback).
 check_cards() {
 	[ "$(grep -c 'debug: tcp: rank [0-9]* card ' "$1.err")" -gt 0 ] || fail "no tcp cards logged"
 	grep 'debug: tcp: rank [0-9]* card ' "$1.err" | while read -r line; do
 		h=$(echo "$line" | sed -n 's/^\[rank [0-9]* on \([^]]*\)\].*/\1/p')
 		card=${line##* card }
 		i=${h##*-h}
-		echo "$card" | grep -Eqx "$(net_addr "$i" | sed 's/\./\\./g'):[0-9]+" ||
-			{ echo "rank on $h advertises '$card', not $(net_addr "$i"):port"; exit 1; }
+		echo "$card" | grep -Eqx "$(net_addr "$i" | sed 's/\./\\./g')/[0-9]+:[0-9]+" ||
+			{ echo "rank on $h advertises '$card', not $(net_addr "$i")/len:port"; exit 1; }
 	done || fail "$(grep 'card' "$1.err" | head -3)"
 }
 

@@ -10,7 +10,7 @@
 # MICHI_COLL_SITE_RANKS=4 with one rank a host. Each run's WAN counters
 # must show every far block crossing once each way, no more (TCP/IP
 # headers and acknowledgements aside: at most 15% over). The tcp device's
-# second connection for payloads >= 1 MiB is off (MICHI_TCP_LANE_MIN=0),
+# striping of payloads >= 1 MiB is off (MICHI_TCP_STRIPE_MIN=0),
 # so that one lane is one flow. Times are printed, never judged: the
 # machine is shared (bench/ measures). Root only; skips (77) without
 # namespaces, the link emulator, MPICH or Open MPI (grid_common.sh).
@@ -22,7 +22,7 @@ grid_up two-sites
 N=$(echo $HOSTS | wc -w)
 [ "$N" -eq 8 ] || fail "two-sites has $N hosts, not 8"
 M=262144 ITERS=2
-export MICHI_COLL_SITE_RANKS=4 MICHI_TCP_LANE_MIN=0 MICHI_LANES_PROBE_BYTES=524288
+export MICHI_COLL_SITE_RANKS=4 MICHI_TCP_STRIPE_MIN=0 MICHI_LANES_PROBE_BYTES=524288
 for cfg in "P=1" "P=4" "P=4 H=4" "P=0" "P=0 ALG=lanes_v" "P=2 ALG=lanes_v" "P=4 H=2 ALG=lanes_v"; do
 	P=${cfg#P=}
 	P=${P%% *}

@@ -834,7 +834,7 @@ static void rank_iface(int rank, int n)
 
 	michi_tunables_load();
 	st = tcp_iface_card(4242, 1, card, sizeof(card));
-	CHILD_CHECK(st == MICHI_OK && strcmp(card, "127.0.0.1:4242") == 0,
+	CHILD_CHECK(st == MICHI_OK && strcmp(card, "127.0.0.1/8:4242") == 0,
 		    "all-local card is '%s'", card);
 	st = tcp_iface_card(4242, 0, card, sizeof(card));
 	CHILD_CHECK(st == MICHI_OK, "default card: %s", michi_err_msg());
@@ -850,7 +850,7 @@ static void rank_iface_forced(int rank, int n)
 
 	michi_tunables_load();
 	st = tcp_iface_card(4242, 0, card, sizeof(card));
-	CHILD_CHECK(st == MICHI_OK && strcmp(card, "127.0.0.1:4242") == 0,
+	CHILD_CHECK(st == MICHI_OK && strcmp(card, "127.0.0.1/8:4242") == 0,
 		    "MICHI_TCP_IF=%s card is '%s'", getenv("MICHI_TCP_IF"), card);
 }
 
@@ -865,6 +865,37 @@ static void rank_iface_none(int rank, int n)
 	CHILD_CHECK(strstr(michi_err_msg(), "MICHI_TCP_IF=nosuch0") &&
 		    strstr(michi_err_msg(), "lo 127.0.0.1"), "error says: %s", michi_err_msg());
 }
+
+/* A card's address: "a.b.c.d[/len]:port", anything else refused. */
+START_TEST(test_iface_parse)
+{
+	static const struct { const char *s; int ok, prefix; uint16_t port; } t[] = {
+		{ "10.80.1.2/16:4242", 1, 16, 4242 },
+		{ "10.80.1.2:4242", 1, 32, 4242 },   /* no prefix: the address alone */
+		{ "127.0.0.1/8:1", 1, 8, 1 },
+		{ "10.80.1.2/0:65535", 1, 0, 65535 },
+		{ "10.80.1.2/33:4242", 0, 0, 0 },
+		{ "10.80.1.2/:4242", 0, 0, 0 },
+		{ "10.80.1.2/16x:4242", 0, 0, 0 },
+		{ "10.80.1.2/16:", 0, 0, 0 },
+		{ "10.80.1.2/16:70000", 0, 0, 0 },
+		{ "10.80.1/16:4242", 0, 0, 0 },
+		{ "no-address", 0, 0, 0 },
+		{ "1.2.3.4/8/8:4242", 0, 0, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct sockaddr_in sa;
+		int prefix = -1, ok = tcp_iface_parse(t[i].s, &sa, &prefix);
+
+		ck_assert_msg(ok == t[i].ok, "'%s': parsed %d", t[i].s, ok);
+		if (ok)
+			ck_assert_msg(prefix == t[i].prefix && ntohs(sa.sin_port) == t[i].port,
+				      "'%s': prefix %d port %u", t[i].s, prefix, ntohs(sa.sin_port));
+	}
+}
+END_TEST
 
 START_TEST(test_iface)
 {
@@ -1130,6 +1161,7 @@ static Suite *tcp_suite(void)
 	tcase_add_test(tc, test_peer_exit);
 	tcase_add_test(tc, test_unknown_device);
 	tcase_add_test(tc, test_splits);
+	tcase_add_test(tc, test_iface_parse);
 	tcase_add_test(tc, test_iface);
 	tcase_add_test(tc, test_remote_loopback);
 	tcase_add_test(tc, test_retry_and_wire);

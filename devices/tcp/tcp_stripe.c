@@ -1,0 +1,1115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * devices/tcp/tcp_stripe.c: a peer pair's rails, its rail connections,
+ * large frames striped over them, and the receiver's reports that weigh
+ * the rails (issue 31; paper B, ../GRID.md §2).
+ *
+ * Rails. At the first frame of tcp_stripe_min bytes or more to a peer of
+ * this job (and when the peer opens a rail connection to us), the pair's
+ * rails are worked out from the two business cards, the same on both
+ * sides (tcp_rails_pair from the lower rank's view): each rail a local and
+ * a peer address on one subnet. Peers on this host, or with no subnet in
+ * common, have one rail: the main connection's path. Each rail holds
+ * tcp_rail_socks connections (0: two when the pair has one rail, so that
+ * the kernel works on two streams, else one), the main connection counting
+ * on its own rail; the others are the pair's rail connections, numbered
+ * 1.. in rail order on both sides (the slots), each bound to its rail's
+ * local address. The rank that needs them first connects; when both do at
+ * once, the lower rank's connection wins, slot by slot. A slot that cannot
+ * connect, or that the peer refuses, stays unused.
+ *
+ * Striping. The payload is cut into tcp_stripe_chunk pieces, which the
+ * scheduler (tcp_wsched, paper B's burst rule) gives to the main
+ * connection and the rail connections by their weights. The main
+ * connection's pieces become one first part that follows the frame header
+ * (after a TCP_SPLIT_LEN notice naming the bytes that are elsewhere and
+ * the frame's stripe number); every other piece is a chunk with its own
+ * header (stripe number, offset, length) on its slot's connection. The
+ * receiver reads chunks straight into MTMI's buffer at their offsets and
+ * completes the frame when every byte is in; a chunk of a frame the main
+ * connection has not begun yet waits in its socket (the connection's
+ * EPOLLIN is off meanwhile). The sender's completion waits for every part.
+ *
+ * Weights. Each rail's share of the payload comes from tcp_rail_weights:
+ * feedback (RI2N++ in bytes, the default), links (RI2N+), static (by
+ * tcp_rail_rates or the interfaces' speeds), round-robin (RI2N). The
+ * receiver sends a report at most every tcp_rail_interval seconds while
+ * chunks arrive: per rail, the bytes it read from this peer (R_k), the
+ * bytes it read on its link of that rail from every peer (R_jk), the
+ * peers that sent on that link, and everything it read (R_j). The sender
+ * puts beside them what it sent per rail over the same time (S_k); the
+ * rule's weights, smoothed (tcp_rail_beta, tcp_rail_floor), set the
+ * scheduler. Byte counts are the kernel's (TCP_INFO), read only when a
+ * report is made or taken, so no send or receive path counts anything.
+ */
+#include "config.h"
+#include "tcp.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/tcp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+size_t tcp_stripe_min = 1048576;
+MICHI_TUNABLE(tcp_stripe_min, "tcp_stripe_min", MICHI_T_SIZE, "1048576", MICHI_LEVEL_TUNER,
+	      "payload size from which the tcp device stripes a frame over the peer pair's "
+	      "rails and rail connections (0: one connection per peer)");
+static size_t tcp_stripe_chunk = 262144;
+MICHI_TUNABLE(tcp_stripe_chunk, "tcp_stripe_chunk", MICHI_T_SIZE, "256k", MICHI_LEVEL_TUNER,
+	      "bytes of a striped frame the scheduler gives to one connection at a time");
+static int tcp_rail_socks;
+MICHI_TUNABLE(tcp_rail_socks, "tcp_rail_socks", MICHI_T_INT, "0", MICHI_LEVEL_TUNER,
+	      "tcp connections on each rail of a peer pair, the main one included (0: 2 when "
+	      "the pair has one rail, else 1)");
+static const char *tcp_rail_weights = "feedback";
+MICHI_TUNABLE(tcp_rail_weights, "tcp_rail_weights", MICHI_T_STRING, "feedback",
+	      MICHI_LEVEL_TUNER,
+	      "how striped frames are shared among a peer pair's rails: feedback (RI2N++: "
+	      "from the receiver's reports, in bytes), links (RI2N+: inversely to the peers "
+	      "sharing the receiver's link), static (by tcp_rail_rates), round-robin (alike)");
+static const char *tcp_rail_rates = "";
+MICHI_TUNABLE(tcp_rail_rates, "tcp_rail_rates", MICHI_T_STRING, "", MICHI_LEVEL_TUNER,
+	      "line rates (any unit) of this rank's card addresses in their order, for "
+	      "tcp_rail_weights=static; empty: the interfaces' speeds from sysfs");
+static double tcp_rail_interval = 0.1;
+MICHI_TUNABLE(tcp_rail_interval, "tcp_rail_interval", MICHI_T_DOUBLE, "0.1", MICHI_LEVEL_TUNER,
+	      "seconds between a receiver's reports on the rails while striped data arrives");
+static double tcp_rail_beta = 0.5;
+MICHI_TUNABLE(tcp_rail_beta, "tcp_rail_beta", MICHI_T_DOUBLE, "0.5", MICHI_LEVEL_TUNER,
+	      "how far one report moves the rails' shares toward its own (1: no memory)");
+static double tcp_rail_floor = 0.05;
+MICHI_TUNABLE(tcp_rail_floor, "tcp_rail_floor", MICHI_T_DOUBLE, "0.05", MICHI_LEVEL_TUNER,
+	      "the least share of a live rail, so that a rail the feedback starved is tried again");
+
+struct tcp_srail {
+	struct in_addr local;     /* INADDR_ANY: not bound (this host, or no subnet shared) */
+	struct sockaddr_in peer;  /* the peer's listening address on this rail */
+	int lidx;                 /* index in tcp.local, or -1 */
+	int socks;                /* connections on it, main's included */
+	double rate;              /* for the static rule */
+};
+
+struct tcp_slot {
+	struct tcp_conn *conn, *out;
+	int rail;
+	int off;                  /* could not connect or refused: unused */
+	struct tcp_chunk *head, *tail;
+};
+
+struct tcp_stripe {
+	struct tcp_stripe *next;  /* tcp.striped */
+	int peer;
+	int nrails, main_rail, nslots;
+	struct tcp_srail rail[TCP_RAILS_MAX];
+	struct tcp_slot slot[TCP_SLOTS_MAX + 1];   /* [1..nslots] */
+	/* sending */
+	uint64_t tx_seq;
+	struct tcp_wsched sched;
+	int stale;                /* connections or shares changed: set sched again */
+	double share[TCP_RAILS_MAX];
+	uint64_t tx[TCP_RAILS_MAX], tx_mark[TCP_RAILS_MAX];  /* kernel's bytes sent per rail */
+	uint64_t striped[TCP_RAILS_MAX];   /* striped payload bytes put on each rail */
+	unsigned reports_in;
+	/* receiving */
+	uint64_t rx_seq;
+	double report_at;
+	uint64_t rx[TCP_RAILS_MAX], rx_mark[TCP_RAILS_MAX];  /* kernel's bytes read per rail */
+	uint64_t link_mark[TCP_RAILS_MAX], all_mark;
+};
+
+/* striped payload bytes this rank put on rail k of its peer pairs, since
+ * MPI_Init (MPI_T) */
+static uint64_t rail_bytes[TCP_RAILS_MAX];
+
+/* this rank's links: bytes read on each card address from every peer, and in all */
+static uint64_t link_rx[TCP_MAX_ADDRS], all_rx;
+static unsigned link_users[TCP_MAX_ADDRS];
+
+static enum tcp_weight_rule stripe_rule(void)
+{
+	const char *r = tcp_rail_weights ? tcp_rail_weights : "";
+
+	if (!strcmp(r, "round-robin") || !strcmp(r, "rr"))
+		return TCP_WEIGHTS_ROUND_ROBIN;
+	if (!strcmp(r, "links"))
+		return TCP_WEIGHTS_LINKS;
+	if (!strcmp(r, "static"))
+		return TCP_WEIGHTS_STATIC;
+	return TCP_WEIGHTS_FEEDBACK;
+}
+
+struct tcp_conn *tcp_stripe_conn(const struct tcp_peer *p, int slot)
+{
+	return p->stripe && slot >= 1 && slot <= p->stripe->nslots ? p->stripe->slot[slot].conn : NULL;
+}
+
+static void stripe_weigh(struct tcp_stripe *st, const struct tcp_rail_report *rep,
+			 const uint64_t *sent);
+static void stripe_marks(struct tcp_stripe *st);
+
+/* ---- rails ------------------------------------------------------------ */
+
+static int local_index(struct in_addr a)
+{
+	int i;
+
+	for (i = 0; i < tcp.nlocal; i++)
+		if (tcp.local[i].s_addr == a.s_addr)
+			return i;
+	return -1;
+}
+
+/* The line rate of card address i: tcp_rail_rates, else sysfs, else 1. */
+static double local_rate(int i)
+{
+	const char *s = tcp_rail_rates ? tcp_rail_rates : "";
+	char path[96];
+	double v = 0;
+	FILE *f;
+	int k;
+
+	for (k = 0; *s && k <= i; k++) {
+		char *end;
+		double x = strtod(s, &end);
+
+		if (k == i && end != s)
+			return x > 0 ? x : 1;
+		s = strchr(s, ',');
+		if (!s)
+			break;
+		s++;
+	}
+	if (i < 0 || !tcp.local_if[i][0])
+		return 1;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", tcp.local_if[i]);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%lf", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v > 0 ? v : 1;
+}
+
+/* The rails of p: from the cards, or the main connection's path. */
+static void stripe_rails(struct tcp_stripe *st, struct tcp_peer *p, int same_host)
+{
+	struct tcp_rail_addr l[TCP_MAX_ADDRS], r[TCP_MAX_ADDRS];
+	struct tcp_rail_pair pr[TCP_RAILS_MAX];
+	struct sockaddr_in me = { 0 }, him = { 0 };
+	socklen_t len = sizeof(me);
+	int i, n = 0, mine = 0;
+
+	if (p->conn && getsockname(p->conn->fd, (struct sockaddr *)&me, &len) == 0) {
+		len = sizeof(him);
+		if (getpeername(p->conn->fd, (struct sockaddr *)&him, &len) != 0)
+			memset(&him, 0, sizeof(him));
+	}
+	if (!same_host) {
+		for (i = 0; i < tcp.nlocal; i++) {
+			l[i].addr = tcp.local[i].s_addr;
+			l[i].prefix = tcp.local_prefix[i];
+		}
+		for (i = 0; i < p->naddr; i++) {
+			r[i].addr = p->addrs[i].sin_addr.s_addr;
+			r[i].prefix = p->aprefix[i];
+		}
+		/* the lower rank's view, so that both sides pair alike */
+		if (!tcp_peer_above((int)(p - tcp.peers))) {
+			n = tcp_rails_pair(r, p->naddr, l, tcp.nlocal, pr, TCP_RAILS_MAX);
+			for (i = 0; i < n; i++) {
+				int t = pr[i].local;
+
+				pr[i].local = pr[i].peer;
+				pr[i].peer = t;
+			}
+		} else {
+			n = tcp_rails_pair(l, tcp.nlocal, r, p->naddr, pr, TCP_RAILS_MAX);
+		}
+	}
+	st->main_rail = -1;
+	for (i = 0; i < n; i++) {
+		struct tcp_srail *rl = &st->rail[i];
+
+		rl->local = tcp.local[pr[i].local];
+		rl->lidx = pr[i].local;
+		rl->peer = p->addrs[pr[i].peer];
+		rl->rate = local_rate(rl->lidx);
+		if (rl->local.s_addr == me.sin_addr.s_addr &&
+		    rl->peer.sin_addr.s_addr == him.sin_addr.s_addr)
+			mine = 1, st->main_rail = i;
+	}
+	if (!mine) {
+		/* one rail more, the main connection's path, when nothing
+		 * pairs or the main connection took a path of its own */
+		struct tcp_srail *rl;
+
+		if (n >= TCP_RAILS_MAX)
+			n--;
+		rl = &st->rail[n];
+		memset(rl, 0, sizeof(*rl));
+		rl->local.s_addr = htonl(INADDR_ANY);
+		rl->lidx = local_index(me.sin_addr);
+		rl->peer = p->addrs[0];
+		for (i = 0; i < p->naddr; i++)
+			if (p->addrs[i].sin_addr.s_addr == him.sin_addr.s_addr)
+				rl->peer = p->addrs[i];
+		rl->rate = local_rate(rl->lidx);
+		st->main_rail = n;
+		n++;
+	}
+	st->nrails = n;
+}
+
+/* Stripe state of peer, made (rails worked out, nothing connected) at
+ * first use; NULL when the peer gets none. */
+struct tcp_stripe *tcp_stripe_get(int peer)
+{
+	struct tcp_peer *p = tcp_peer_of(peer);
+	struct tcp_stripe *st;
+	int k, j, same_host, socks;
+	char buf[512];
+	size_t n = 0;
+
+	if (p->stripe)
+		return p->stripe;
+	if (p->stripe_off || p->dyn || !tcp_stripe_min || p->state != TCP_PEER_UP || !p->conn)
+		return NULL;
+	if (!p->naddr && tcp_peer_card(peer) < 0) {
+		p->stripe_off = 1;
+		return NULL;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		p->stripe_off = 1;
+		return NULL;
+	}
+	st->peer = peer;
+	same_host = tcp.job->host_of ? tcp.job->host_of[peer] == tcp.job->host_of[tcp.rank] :
+		    tcp.all_local;
+	stripe_rails(st, p, same_host || tcp.all_local);
+	socks = tcp_rail_socks > 0 ? tcp_rail_socks : st->nrails == 1 ? 2 : 1;
+	if (socks > TCP_SLOTS_MAX + 1)
+		socks = TCP_SLOTS_MAX + 1;
+	for (k = 0; k < st->nrails; k++) {
+		st->rail[k].socks = socks;
+		st->share[k] = 1.0 / st->nrails;
+		for (j = k == st->main_rail; j < socks && st->nslots < TCP_SLOTS_MAX; j++)
+			st->slot[++st->nslots].rail = k;
+	}
+	st->stale = 1;
+	st->next = tcp.striped;
+	tcp.striped = st;
+	p->stripe = st;
+	stripe_weigh(st, NULL, NULL);
+	stripe_marks(st);
+	for (k = 0; k < st->nrails && n < sizeof(buf); k++) {
+		char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &st->rail[k].local, a, sizeof(a));
+		inet_ntop(AF_INET, &st->rail[k].peer.sin_addr, b, sizeof(b));
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s%s -> %s%s", k ? ", " : "",
+				      st->rail[k].local.s_addr ? "" : "(any)",
+				      st->rail[k].local.s_addr ? a : "", b,
+				      k == st->main_rail ? " (main)" : "");
+	}
+	michi_info("tcp: rank %d has %d rail%s to rank %d, %d connection%s each: %s",
+		   tcp.rank, st->nrails, st->nrails == 1 ? "" : "s", peer, socks,
+		   socks == 1 ? "" : "s", buf);
+	return st;
+}
+
+/* Connect the slots nobody has connected yet. */
+static void stripe_connect(struct tcp_peer *p, struct tcp_stripe *st)
+{
+	int k;
+
+	for (k = 1; k <= st->nslots; k++) {
+		struct tcp_slot *sl = &st->slot[k];
+		struct tcp_srail *rl = &st->rail[sl->rail];
+
+		if (sl->conn || sl->out || sl->off)
+			continue;
+		sl->out = tcp_conn_open((int)(p - tcp.peers), &rl->peer,
+					rl->local.s_addr ? &rl->local : NULL);
+		if (!sl->out) {
+			sl->off = 1;
+			continue;
+		}
+		sl->out->slot = k;
+	}
+}
+
+/* At least one rail connection is up: striping pays. Connects them at
+ * the first ask. */
+int tcp_stripe_ready(struct tcp_peer *p)
+{
+	struct tcp_stripe *st = p->stripe ? p->stripe : tcp_stripe_get((int)(p - tcp.peers));
+	int k, up = 0, pending = 0;
+
+	if (!st)
+		return 0;
+	for (k = 1; k <= st->nslots; k++) {
+		up |= st->slot[k].conn != NULL;
+		pending |= !st->slot[k].conn && !st->slot[k].out && !st->slot[k].off;
+	}
+	if (pending)
+		stripe_connect(p, st);
+	return up;
+}
+
+static uint32_t slot_events(const struct tcp_conn *c, const struct tcp_slot *sl)
+{
+	return (c->parked ? 0 : EPOLLIN) | (sl->head ? EPOLLOUT : 0);
+}
+
+static void slot_up(struct tcp_stripe *st, int k, struct tcp_conn *c)
+{
+	struct tcp_slot *sl = &st->slot[k];
+
+	tcp_conn_timed_del(c);
+	c->state = TCP_CONN_UP;
+	c->slot = k;
+	sl->conn = c;
+	st->stale = 1;
+	michi_debug("tcp: rank %d has rail connection %d to rank %d via %s", tcp.rank, k,
+		    st->peer, c->name);
+}
+
+/* A hello for slot k from p's rank. */
+void tcp_stripe_in(struct tcp_conn *c, struct tcp_peer *p, int k)
+{
+	int peer = (int)(p - tcp.peers);
+	struct tcp_stripe *st = tcp_stripe_get(peer);
+	struct tcp_slot *sl;
+
+	if (!st || k < 1 || k > st->nslots) {
+		tcp_conn_reject(c, TCP_REPLY_NORAIL, "no such rail connection");
+		return;
+	}
+	sl = &st->slot[k];
+	if (sl->conn || (sl->out && tcp_peer_above(peer))) {
+		tcp_conn_reject(c, TCP_REPLY_DUPLICATE, "duplicate rail connection");
+		return;
+	}
+	if (sl->out) {
+		sl->out->abandoned = 1;
+		sl->out = NULL;
+	}
+	tcp_conn_reply(c, TCP_REPLY_OK);
+	sl->off = 0;
+	slot_up(st, k, c);
+}
+
+/* The peer answered our rail connection c. */
+void tcp_stripe_reply(struct tcp_conn *c, struct tcp_peer *p, int status)
+{
+	struct tcp_stripe *st = p->stripe;
+	struct tcp_slot *sl = st && c->slot <= st->nslots ? &st->slot[c->slot] : NULL;
+
+	if (sl && sl->out == c)
+		sl->out = NULL;
+	if (sl && status == TCP_REPLY_OK && p->state == TCP_PEER_UP && !sl->conn) {
+		slot_up(st, c->slot, c);
+		return;
+	}
+	tcp_conn_close(c);
+	/* a duplicate: the peer's own connection for the slot is on its way */
+	if (sl && status != TCP_REPLY_DUPLICATE)
+		sl->off = 1;
+}
+
+/* Our rail connection c could not connect: the slot stays unused. */
+void tcp_stripe_out_failed(struct tcp_conn *c)
+{
+	struct tcp_stripe *st = tcp_peer_of(c->peer)->stripe;
+
+	if (st && c->slot <= st->nslots && st->slot[c->slot].out == c) {
+		st->slot[c->slot].out = NULL;
+		st->slot[c->slot].off = 1;
+	}
+}
+
+/* ---- sending ---------------------------------------------------------- */
+
+/* Weights of the main connection (0) and the slots for the scheduler:
+ * a rail's share over its connections that are up. */
+static void stripe_sched(struct tcp_stripe *st)
+{
+	double w[TCP_RAILS_MAX] = { 0 };
+	int up[TCP_RAILS_MAX] = { 0 };
+	int k;
+
+	if (st->main_rail >= 0)
+		up[st->main_rail]++;
+	for (k = 1; k <= st->nslots; k++)
+		if (st->slot[k].conn)
+			up[st->slot[k].rail]++;
+	if (st->main_rail >= 0)
+		w[0] = st->share[st->main_rail] / up[st->main_rail];
+	for (k = 1; k <= st->nslots; k++)
+		if (st->slot[k].conn)
+			w[k] = st->share[st->slot[k].rail] / up[st->slot[k].rail];
+	tcp_wsched_set(&st->sched, st->nslots + 1, w, 1, 0);
+	st->stale = 0;
+}
+
+/*
+ * A large frame to p: the main connection gets the notice, the header and
+ * its pieces as one first part; the other pieces go as chunks to their
+ * slots' queues. Returns what tcp_send returns.
+ */
+michi_status_t tcp_stripe_send(struct tcp_peer *p, int peer, const struct iovec *iov,
+			       void *cookie)
+{
+	struct tcp_stripe *st = p->stripe;
+	size_t len = iov[1].iov_len, C = tcp_stripe_chunk < 4096 ? 4096 : tcp_stripe_chunk;
+	size_t npieces = (len + C - 1) / C, i, head = 0, off, total;
+	const char *base = iov[1].iov_base;
+	struct tcp_split *s;
+	struct iovec w[3];
+	struct msghdr msg = { .msg_iov = w, .msg_iovlen = 3 };
+	unsigned touched = 0;
+	michi_status_t stt;
+	int nch = 0, k;
+	ssize_t n = 0;
+
+	if (st->stale)
+		stripe_sched(st);
+	s = malloc(sizeof(*s) + npieces * sizeof(s->chunk[0]));
+	if (!s)
+		return tcp_send_fast(peer, iov, 2, cookie);
+	/* pieces in schedule order: the main connection's add up to its
+	 * part, the others become chunks laid after it */
+	for (i = 0; i < npieces; i++) {
+		size_t piece = i + 1 < npieces ? C : len - i * C;
+
+		k = tcp_wsched_next(&st->sched, (double)piece / (double)C);
+		if (k <= 0) {
+			head += piece;
+			continue;
+		}
+		s->chunk[nch].h.len = piece;
+		s->chunk[nch].hleft = (size_t)k;   /* the slot, for now */
+		nch++;
+	}
+	if (!nch) {
+		free(s);
+		return tcp_send_fast(peer, iov, 2, cookie);
+	}
+	s->cookie = cookie;
+	s->parts = nch + 2;
+	s->st = MICHI_OK;
+	memset(s->hdr[0], 0, sizeof(s->hdr[0]));
+	s->hdr[0][0] = TCP_SPLIT_LEN;
+	s->hdr[0][1] = len - head;
+	s->hdr[0][2] = ++st->tx_seq;
+	memcpy(s->hdr[1], iov[0].iov_base, sizeof(s->hdr[1]));
+	w[0].iov_base = s->hdr[0];
+	w[0].iov_len = MICHI_FRAME_HDR_SIZE;
+	w[1].iov_base = s->hdr[1];
+	w[1].iov_len = MICHI_FRAME_HDR_SIZE;
+	w[2].iov_base = (void *)base;
+	w[2].iov_len = head;
+	total = 2 * MICHI_FRAME_HDR_SIZE + head;
+
+	if (tcp_fast_fd[peer] >= 0) {
+		n = sendmsg(tcp_fast_fd[peer], &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+				free(s);
+				return tcp_send_error(p, peer, errno);
+			}
+			n = 0;
+		}
+	}
+	if ((size_t)n == total) {
+		s->parts--;
+	} else {
+		stt = tcp_send_queue(p, w, 3, (size_t)n, NULL, 1);
+		if (stt < 0) {
+			/* the frame may be cut off on the wire: the peer cannot parse on */
+			free(s);
+			tcp_peer_fail(peer, stt);
+			return stt;
+		}
+		p->sq_tail->split = s;
+	}
+	if (st->main_rail >= 0) {
+		st->striped[st->main_rail] += head;
+		rail_bytes[st->main_rail] += head;
+	}
+	off = head;
+	for (i = 0; i < (size_t)nch; i++) {
+		struct tcp_chunk *ch = &s->chunk[i];
+		struct tcp_slot *sl;
+
+		k = (int)ch->hleft;
+		sl = &st->slot[k];
+		ch->next = NULL;
+		ch->split = s;
+		ch->h.seq = st->tx_seq;
+		ch->h.off = off;
+		ch->hleft = sizeof(ch->h);
+		ch->ptr = base + off;
+		ch->left = (size_t)ch->h.len;
+		off += (size_t)ch->h.len;
+		if (p->state != TCP_PEER_UP || !sl->conn) {
+			tcp_split_part_done(s, p->fail_st < 0 ? p->fail_st : MICHI_ERR_PEER);
+			continue;
+		}
+		st->striped[sl->rail] += (size_t)ch->h.len;
+		rail_bytes[sl->rail] += (size_t)ch->h.len;
+		tcp.nqueued++;
+		if (sl->tail)
+			sl->tail->next = ch;
+		else
+			sl->head = ch;
+		sl->tail = ch;
+		touched |= 1u << k;
+	}
+	for (k = 1; k <= st->nslots; k++)
+		if (touched & (1u << k) && p->stripe == st && st->slot[k].conn)
+			tcp_stripe_flush(p, k);
+	if (--s->parts)
+		return MICHI_INPROGRESS;
+	stt = s->st;
+	free(s);
+	return stt;
+}
+
+/* Write slot k's chunks in order; a full socket waits for EPOLLOUT. */
+void tcp_stripe_flush(struct tcp_peer *p, int k)
+{
+	struct tcp_stripe *st = p->stripe;
+	struct tcp_slot *sl = &st->slot[k];
+	struct tcp_conn *c = sl->conn;
+
+	while (sl->head) {
+		struct iovec iov[TCP_SENDQ_IOV];
+		struct msghdr msg = { .msg_iov = iov };
+		struct tcp_chunk *ch;
+		size_t want = 0, m;
+		ssize_t n;
+		int j = 0;
+
+		for (ch = sl->head; ch && j + 2 <= TCP_SENDQ_IOV; ch = ch->next) {
+			if (ch->hleft) {
+				iov[j].iov_base = (char *)&ch->h + sizeof(ch->h) - ch->hleft;
+				iov[j++].iov_len = ch->hleft;
+				want += ch->hleft;
+			}
+			iov[j].iov_base = (void *)ch->ptr;
+			iov[j++].iov_len = ch->left;
+			want += ch->left;
+		}
+		msg.msg_iovlen = (size_t)j;
+		n = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			tcp_send_error(p, (int)(p - tcp.peers), errno);
+			return;
+		}
+		for (m = (size_t)n; sl->head;) {
+			size_t t;
+
+			ch = sl->head;
+			t = m < ch->hleft ? m : ch->hleft;
+			ch->hleft -= t;
+			m -= t;
+			t = m < ch->left ? m : ch->left;
+			ch->ptr += t;
+			ch->left -= t;
+			m -= t;
+			if (ch->hleft || ch->left)
+				break;
+			sl->head = ch->next;
+			if (!sl->head)
+				sl->tail = NULL;
+			tcp.nqueued--;
+			tcp_split_part_done(ch->split, MICHI_OK);
+			/* the upcall may have failed the peer */
+			if (p->stripe != st || sl->conn != c)
+				return;
+		}
+		if ((size_t)n < want)
+			break;
+	}
+	tcp_conn_set_events(c, slot_events(c, sl));
+}
+
+/* Chunks still to write to p (finalize waits for them). */
+int tcp_stripe_busy(const struct tcp_peer *p)
+{
+	int k;
+
+	if (!p->stripe)
+		return 0;
+	for (k = 1; k <= p->stripe->nslots; k++)
+		if (p->stripe->slot[k].head)
+			return 1;
+	return 0;
+}
+
+/* Finalize: no more chunks go out; the peer sees EOF on idle slots. */
+void tcp_stripe_shutdown(struct tcp_peer *p)
+{
+	int k;
+
+	if (!p->stripe)
+		return;
+	for (k = 1; k <= p->stripe->nslots; k++) {
+		struct tcp_slot *sl = &p->stripe->slot[k];
+
+		if (sl->conn && !sl->head)
+			shutdown(sl->conn->fd, SHUT_WR);
+	}
+}
+
+/* p's rail connections go; chunks not written fail their frames. */
+void tcp_stripe_close(struct tcp_peer *p)
+{
+	struct tcp_stripe *st = p->stripe;
+	int k;
+
+	p->stripe_off = 1;
+	if (!st)
+		return;
+	for (k = 1; k <= st->nslots; k++) {
+		struct tcp_slot *sl = &st->slot[k];
+		struct tcp_chunk *ch = sl->head;
+
+		if (sl->out)
+			tcp_conn_close(sl->out);
+		if (sl->conn)
+			tcp_conn_close(sl->conn);
+		sl->out = sl->conn = NULL;
+		sl->off = 1;
+		sl->head = sl->tail = NULL;
+		while (ch) {
+			struct tcp_chunk *next = ch->next;
+
+			tcp.nqueued--;
+			tcp_split_part_done(ch->split, p->fail_st < 0 ? p->fail_st : MICHI_ERR_PEER);
+			ch = next;
+		}
+	}
+	st->stale = 1;
+}
+
+void tcp_stripe_free(void)
+{
+	while (tcp.striped) {
+		struct tcp_stripe *st = tcp.striped;
+
+		tcp.striped = st->next;
+		free(st);
+	}
+	memset(link_rx, 0, sizeof(link_rx));
+	memset(link_users, 0, sizeof(link_users));
+	all_rx = 0;
+}
+
+/* ---- receiving -------------------------------------------------------- */
+
+static void stripe_fail(int peer, const char *what)
+{
+	tcp_peer_fail(peer, michi_err(MICHI_ERR_PEER, "tcp: rank %d sent rank %d %s", peer,
+				      tcp.rank, what));
+}
+
+/* The main connection c has the header of striped frame seq, of whose
+ * payload the last `tail` bytes come as chunks: note where they go and
+ * let the rail connections be read. Returns 0 on a protocol error (the
+ * peer failed). */
+int tcp_stripe_begin(struct tcp_conn *c, uint64_t seq, uint64_t tail)
+{
+	struct tcp_peer *p = tcp_peer_of(c->peer);
+	struct tcp_stripe *st = p->stripe;
+	uint64_t head = c->rx_len - tail;
+	int k;
+
+	if (!st || tail == 0 || tail > c->rx_len || seq != st->rx_seq + 1) {
+		stripe_fail(c->peer, "a striped frame out of order or with no rail connection");
+		return 0;
+	}
+	st->rx_seq = seq;
+	c->stripe_seq = seq;
+	c->stripe_left = tail;
+	c->stripe_len = c->rx_len;
+	c->stripe_cap = c->rx_ulen;
+	c->rx_len = head;
+	if (c->rx_ulen > head)
+		c->rx_ulen = head;
+	c->special |= TCP_RX_STRIPE;
+	for (k = 1; k <= st->nslots; k++) {
+		struct tcp_conn *l = st->slot[k].conn;
+
+		if (l && l->parked) {
+			l->parked = 0;
+			tcp_conn_set_events(l, slot_events(l, &st->slot[k]));
+		}
+	}
+	return 1;
+}
+
+static void stripe_report_send(struct tcp_peer *p, struct tcp_stripe *st);
+
+/* Every chunk of c's striped frame is in. */
+static void stripe_done(struct tcp_conn *c)
+{
+	c->special &= ~TCP_RX_STRIPE;
+	if (c->wait_stripe) {
+		c->wait_stripe = 0;
+		c->rx_active = 0;
+		tcp.up.recv_done(c->peer, &c->rx);
+		if (c->state == TCP_CONN_UP)
+			tcp_recv_parse(c);
+	}
+}
+
+/* Read chunks of the frame in progress from rail connection l. Returns 1
+ * when bytes arrived. */
+int tcp_stripe_recv(struct tcp_conn *l)
+{
+	int peer = l->peer, i, got = 0;
+	struct tcp_peer *p = tcp_peer_of(peer);
+	struct tcp_stripe *st = p->stripe;
+	struct tcp_conn *c = p->conn;
+	ssize_t n;
+
+	for (i = 0; i < 64 && l->state == TCP_CONN_UP && !l->parked; i++) {
+		uint64_t off, want;
+		char *dst;
+
+		if (l->ch_got < sizeof(l->ch)) {
+			n = read(l->fd, (char *)&l->ch + l->ch_got, sizeof(l->ch) - l->ch_got);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+				return got;
+			if (n <= 0) {
+				/* between chunks with none owed: the peer is done with it */
+				if (l->ch_got == 0 && !(c && (c->special & TCP_RX_STRIPE))) {
+					struct tcp_slot *sl = &st->slot[l->slot];
+
+					if (sl->head) {
+						tcp_peer_lost(l, n == 0 ? ECONNRESET : errno);
+					} else {
+						tcp_conn_close(l);
+						sl->conn = NULL;
+						sl->off = 1;
+						st->stale = 1;
+					}
+					return 1;
+				}
+				tcp_peer_fail(peer, michi_err(MICHI_ERR_PEER,
+					"rank %d lost its rail connection %d to rank %d at %s: %s",
+					tcp.rank, l->slot, peer, l->name,
+					n == 0 ? "closed by the peer" : strerror(errno)));
+				return 1;
+			}
+			got = 1;
+			l->ch_got += (size_t)n;
+			continue;
+		}
+		if (!c || !(c->special & TCP_RX_STRIPE) || l->ch.seq != c->stripe_seq) {
+			if (l->ch.seq <= st->rx_seq && !(c && (c->special & TCP_RX_STRIPE) &&
+							  l->ch.seq == c->stripe_seq)) {
+				stripe_fail(peer, "a chunk of a frame already complete");
+				return 1;
+			}
+			/* a frame the main connection has not begun: later */
+			l->parked = 1;
+			tcp_conn_set_events(l, slot_events(l, &st->slot[l->slot]));
+			return got;
+		}
+		if (!l->ch_done && (l->ch.len == 0 || l->ch.off < c->rx_len ||
+				    l->ch.off > c->stripe_len || l->ch.len > c->stripe_len - l->ch.off ||
+				    l->ch.len > c->stripe_left)) {
+			stripe_fail(peer, "a chunk outside its frame");
+			return 1;
+		}
+		off = l->ch.off + l->ch_done;
+		want = l->ch.len - l->ch_done;
+		if (off < c->stripe_cap) {
+			dst = (char *)c->rx.buf + off;
+			if (want > c->stripe_cap - off)
+				want = c->stripe_cap - off;
+		} else {
+			dst = l->rbuf;    /* past MTMI's buffer: read and dropped */
+			if (want > tcp_rbuf_size)
+				want = tcp_rbuf_size;
+		}
+		n = read(l->fd, dst, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return got;
+		if (n <= 0) {
+			tcp_peer_fail(peer, michi_err(MICHI_ERR_PEER,
+				"rank %d lost its rail connection %d to rank %d at %s: %s", tcp.rank,
+				l->slot, peer, l->name, n == 0 ? "closed by the peer" : strerror(errno)));
+			return 1;
+		}
+		got = 1;
+		l->ch_done += (uint64_t)n;
+		c->stripe_left -= (uint64_t)n;
+		if (l->ch_done == l->ch.len) {
+			double now;
+
+			l->ch_got = 0;
+			l->ch_done = 0;
+			if (!c->stripe_left)
+				stripe_done(c);
+			/* the upcall may have failed or finished the peer */
+			if (p->stripe != st || l->state != TCP_CONN_UP || p->conn != c)
+				return 1;
+			now = michi_wtime();
+			if (now >= st->report_at) {
+				if (st->report_at > 0)
+					stripe_report_send(p, st);
+				else
+					stripe_marks(st);
+				st->report_at = now + tcp_rail_interval;
+				if (p->stripe != st || l->state != TCP_CONN_UP || p->conn != c)
+					return 1;
+			}
+		} else if ((uint64_t)n < want) {
+			return got;
+		}
+	}
+	return got;
+}
+
+/* The main connection c waits for chunks: read every rail connection. */
+int tcp_stripe_recv_all(struct tcp_conn *c)
+{
+	struct tcp_peer *p = tcp_peer_of(c->peer);
+	struct tcp_stripe *st = p->stripe;
+	int k, got = 0;
+
+	for (k = 1; st && k <= st->nslots && (c->special & TCP_RX_STRIPE); k++) {
+		struct tcp_conn *l = st->slot[k].conn;
+
+		if (l && !l->parked)
+			got |= tcp_stripe_recv(l);
+		if (p->stripe != st || p->conn != c)
+			break;
+	}
+	return got;
+}
+
+/* ---- MPI_T ------------------------------------------------------------ */
+
+/* What tcp_mpit.c's per-rail variables read: arg = TCP_PV_* * 16 + rail. */
+uint64_t tcp_stripe_pvar(int arg)
+{
+	int k = arg % 16, what = arg / 16, n = 0;
+	const struct tcp_stripe *st;
+	double sum = 0;
+
+	if (k >= TCP_RAILS_MAX)
+		return 0;
+	if (what == TCP_PV_BYTES)
+		return rail_bytes[k];
+	for (st = tcp.inited ? tcp.striped : NULL; st; st = st->next) {
+		const struct tcp_peer *p = &tcp.peers[st->peer];
+		int j, live = k == st->main_rail && p->conn;
+
+		if (k >= st->nrails || p->stripe_off)
+			continue;
+		for (j = 1; j <= st->nslots; j++)
+			live |= st->slot[j].rail == k && st->slot[j].conn != NULL;
+		if (what == TCP_PV_LIVE) {
+			n += live;
+		} else {
+			sum += st->share[k];
+			n++;
+		}
+	}
+	if (what == TCP_PV_LIVE)
+		return (uint64_t)n;
+	return n ? (uint64_t)(sum / n * 1000 + 0.5) : 0;
+}
+
+/* ---- reports ---------------------------------------------------------- */
+
+/* The kernel's counts of c since the last look, into the rail's and the
+ * link's totals. */
+static void fold_conn(struct tcp_conn *c, struct tcp_stripe *st, int rail, unsigned *seen)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	uint64_t tx, rx;
+
+	if (!c || c->fd < 0 || c->state != TCP_CONN_UP)
+		return;
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 ||
+	    len < offsetof(struct tcp_info, tcpi_bytes_sent) + sizeof(ti.tcpi_bytes_sent))
+		return;
+	if (!c->lidx_set) {
+		struct sockaddr_in me;
+		socklen_t ml = sizeof(me);
+
+		c->lidx = getsockname(c->fd, (struct sockaddr *)&me, &ml) == 0 ?
+			  local_index(me.sin_addr) : -1;
+		c->lidx_set = 1;
+	}
+	/* sent: retransmissions included, so that what the path lost shows */
+	tx = ti.tcpi_bytes_sent - c->info_tx;
+	rx = ti.tcpi_bytes_received - c->info_rx;
+	c->info_tx = ti.tcpi_bytes_sent;
+	c->info_rx = ti.tcpi_bytes_received;
+	if (st && rail >= 0) {
+		st->tx[rail] += tx;
+		st->rx[rail] += rx;
+	}
+	all_rx += rx;
+	if (c->lidx >= 0) {
+		link_rx[c->lidx] += rx;
+		if (rx && !(*seen & (1u << c->lidx))) {
+			*seen |= 1u << c->lidx;
+			link_users[c->lidx]++;
+		}
+	}
+}
+
+static void fold_peer(int i)
+{
+	struct tcp_peer *p = &tcp.peers[i];
+	struct tcp_stripe *st = p->stripe;
+	unsigned seen = 0;
+	int k;
+
+	fold_conn(p->conn, st, st ? st->main_rail : -1, &seen);
+	for (k = 1; st && k <= st->nslots; k++)
+		fold_conn(st->slot[k].conn, st, st->slot[k].rail, &seen);
+}
+
+static void fold_all(void)
+{
+	int i;
+
+	memset(link_users, 0, sizeof(link_users));
+	for (i = 0; i < tcp.size; i++)
+		if (i != tcp.rank && tcp.peers[i].conn)
+			fold_peer(i);
+}
+
+/* Start counting from now, both ways (a new stripe state). */
+static void stripe_marks(struct tcp_stripe *st)
+{
+	int k;
+
+	fold_all();
+	st->all_mark = all_rx;
+	for (k = 0; k < st->nrails; k++) {
+		st->rx_mark[k] = st->rx[k];
+		st->tx_mark[k] = st->tx[k];
+		st->link_mark[k] = st->rail[k].lidx >= 0 ? link_rx[st->rail[k].lidx] : 0;
+	}
+}
+
+/* Tell p what its rails delivered since the last report. */
+static void stripe_report_send(struct tcp_peer *p, struct tcp_stripe *st)
+{
+	struct {
+		uint64_t hdr[MICHI_FRAME_HDR_SIZE / 8];
+		struct tcp_report_rail r[TCP_RAILS_MAX];
+	} *f;
+	struct iovec iov[2];
+	int k;
+
+	if (p->state != TCP_PEER_UP || !p->conn || tcp.finalizing)
+		return;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return;
+	fold_all();
+	f->hdr[0] = TCP_REPORT_LEN;
+	f->hdr[1] = (uint64_t)st->nrails;
+	f->hdr[2] = all_rx - st->all_mark;
+	st->all_mark = all_rx;
+	for (k = 0; k < st->nrails; k++) {
+		int li = st->rail[k].lidx;
+
+		f->r[k].arrive = st->rx[k] - st->rx_mark[k];
+		st->rx_mark[k] = st->rx[k];
+		if (li >= 0) {
+			f->r[k].path_total = link_rx[li] - st->link_mark[k];
+			st->link_mark[k] = link_rx[li];
+			f->r[k].users = link_users[li] ? link_users[li] : 1;
+		} else {
+			f->r[k].path_total = f->r[k].arrive;
+			f->r[k].users = 1;
+		}
+	}
+	iov[0].iov_base = f->hdr;
+	iov[0].iov_len = MICHI_FRAME_HDR_SIZE;
+	iov[1].iov_base = f->r;
+	iov[1].iov_len = (size_t)st->nrails * sizeof(f->r[0]);
+	if (tcp_send_queue(p, iov, 2, 0, NULL, 1) != MICHI_INPROGRESS) {
+		free(f);
+		return;
+	}
+	p->sq_tail->owned = f;
+	tcp_send_flush(p);
+}
+
+/* The rails' shares from the rule, a report (rep, sent: NULL before the
+ * first) and the smoothing. */
+static void stripe_weigh(struct tcp_stripe *st, const struct tcp_rail_report *rep,
+			 const uint64_t *sent)
+{
+	double raw[TCP_RAILS_MAX], rate[TCP_RAILS_MAX];
+	int live[TCP_RAILS_MAX], k, j;
+
+	for (k = 0; k < st->nrails; k++) {
+		rate[k] = st->rail[k].rate;
+		live[k] = k == st->main_rail;
+		/* a rail whose connections are up or may still come */
+		for (j = 1; j <= st->nslots; j++)
+			live[k] |= st->slot[j].rail == k && !st->slot[j].off;
+	}
+	tcp_weights_raw(stripe_rule(), st->nrails, live, rep, sent, rate, raw);
+	tcp_weights_smooth(st->nrails, live, raw, rep ? tcp_rail_beta : 1, tcp_rail_floor,
+			   st->share);
+	st->stale = 1;
+}
+
+/* A report came in on the main connection c (c->hdr, c->report). */
+void tcp_stripe_report_in(struct tcp_conn *c)
+{
+	struct tcp_peer *p = tcp_peer_of(c->peer);
+	struct tcp_stripe *st = p->stripe;
+	struct tcp_rail_report rep[TCP_RAILS_MAX];
+	uint64_t sent[TCP_RAILS_MAX];
+	int k;
+
+	if (!st || c->hdr[1] != (uint64_t)st->nrails)
+		return;   /* a report on rails we do not have: stale, ignored */
+	fold_peer(c->peer);
+	for (k = 0; k < st->nrails; k++) {
+		rep[k].arrive = c->report[k].arrive;
+		rep[k].path_total = c->report[k].path_total;
+		rep[k].arrive_total = c->hdr[2];
+		rep[k].users = (uint32_t)c->report[k].users;
+		sent[k] = st->tx[k] - st->tx_mark[k];
+		st->tx_mark[k] = st->tx[k];
+	}
+	stripe_weigh(st, rep, sent);
+	st->reports_in++;
+	michi_debug("tcp: rank %d to rank %d: report %u, shares %.3f %.3f", tcp.rank, c->peer,
+		    st->reports_in, st->share[0], st->nrails > 1 ? st->share[1] : 0.0);
+}

@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test/net/railprog.c: streams of checked messages between ranks, for the
+ * multirail tests and benchmark (test/net/grid_rails.sh, bench/rails.sh).
+ * MPI-1 only, so every MPI builds it.
+ *
+ *   stream SECONDS        every rank but 0 sends rank 0 messages for about
+ *                         SECONDS, eight at once (then it waits for rank
+ *                         0's word): sizes cycle through 8 B .. 4 MiB
+ *                         (eager, rendezvous, striped), each filled from
+ *                         (sender, sequence number); rank 0 receives with
+ *                         MPI_ANY_SOURCE and MPI_ANY_TAG and checks that
+ *                         each sender's messages come in order (the tag is
+ *                         the sequence number mod 32000), whole and
+ *                         unchanged. Prints "railprog stream ok MSGS BYTES
+ *                         MAXGAP" (MAXGAP: the longest time in seconds rank
+ *                         0 waited for any message)
+ *   bw BYTES ITERS        ranks 0 and 1: 1 sends ITERS messages of BYTES to
+ *                         0, which checks the last and answers; prints
+ *                         "railprog bw BYTES ITERS SECONDS MBITS" (best of
+ *                         three rounds)
+ *   burst BYTES ITERS     every rank but 0 sends ITERS messages of BYTES to
+ *                         0 at once (paper B's client bursts to the
+ *                         server); rank 0 checks each sender's last and
+ *                         prints "railprog burst BYTES ITERS SECONDS MBITS"
+ *                         (all senders' bytes over the time until the last
+ *                         arrived, best of three rounds) and per sender
+ *                         "railprog sender R SECONDS MBITS"
+ *   lat ITERS             ranks 0 and 1: 8-byte ping-pong, prints
+ *                         "railprog lat ITERS MIN_US MEDIAN_US"
+ * Errors print "railprog: rank R: ..." and abort.
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, size;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "railprog: rank %d: %s\n", rank, what);
+	fflush(stderr);
+	MPI_Abort(MPI_COMM_WORLD, 1);
+	exit(1);
+}
+
+static const int sizes[] = { 8, 1000, 65536, 200000, 1 << 20, 1300000, 4 << 20, 3 << 20 };
+#define NSIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
+#define MAXMSG (4 << 20)
+
+/* the word at index i of message seq from sender s */
+static uint32_t word(int s, int seq, size_t i)
+{
+	uint32_t x = (uint32_t)s * 2654435761u ^ (uint32_t)seq * 40503u ^ (uint32_t)i * 2246822519u;
+
+	return x ^ (x >> 15);
+}
+
+static void fill(uint32_t *b, size_t bytes, int s, int seq)
+{
+	size_t i;
+
+	for (i = 0; i < bytes / 4; i++)
+		b[i] = word(s, seq, i);
+}
+
+static int check(const uint32_t *b, size_t bytes, int s, int seq)
+{
+	size_t i;
+
+	for (i = 0; i < bytes / 4; i++)
+		if (b[i] != word(s, seq, i))
+			return 0;
+	return 1;
+}
+
+#define BATCH 8
+#define TAG_DONE 32001
+
+/* tags stay under 32767 (the least MPI_TAG_UB): sequence numbers mod 32000 */
+static void stream(double seconds)
+{
+	char msg[200];
+
+	if (rank == 0) {
+		uint32_t *buf = malloc(MAXMSG);
+		int *next = calloc((size_t)size, sizeof(int)), *got = calloc((size_t)size, sizeof(int));
+		int done = 0, ack = 1;
+		long msgs = 0;
+		double bytes = 0, maxgap = 0, last = MPI_Wtime(), now;
+
+		if (!buf || !next || !got)
+			die("no memory");
+		while (done < size - 1) {
+			MPI_Status st;
+			int n, s, seq;
+
+			MPI_Recv(buf, MAXMSG, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+			now = MPI_Wtime();
+			if (now - last > maxgap)
+				maxgap = now - last;
+			last = now;
+			s = st.MPI_SOURCE;
+			if (st.MPI_TAG == TAG_DONE) {
+				done++;
+				continue;
+			}
+			MPI_Get_count(&st, MPI_BYTE, &n);
+			seq = next[s];
+			if (st.MPI_TAG != seq % 32000) {
+				snprintf(msg, sizeof msg, "from rank %d: tag %d where message %d (tag %d) "
+					 "was due: lost, duplicated or reordered", s, st.MPI_TAG, seq,
+					 seq % 32000);
+				die(msg);
+			}
+			if (n != sizes[seq % NSIZES] || !check(buf, (size_t)n, s, seq)) {
+				snprintf(msg, sizeof msg, "from rank %d: message %d (%d bytes, %d due) is "
+					 "not what was sent", s, seq, n, sizes[seq % NSIZES]);
+				die(msg);
+			}
+			next[s]++;
+			msgs++;
+			bytes += n;
+			if (++got[s] == BATCH) {
+				got[s] = 0;
+				MPI_Send(&ack, 1, MPI_INT, s, 0, MPI_COMM_WORLD);
+			}
+		}
+		printf("railprog stream ok %ld %.0f %.3f\n", msgs, bytes, maxgap);
+		free(buf);
+		free(next);
+		free(got);
+	} else {
+		/* batches of BATCH messages in flight at once, mixed sizes, so
+		 * that small ones follow striped ones on the wire */
+		char *buf = malloc((size_t)BATCH * MAXMSG);
+		MPI_Request req[BATCH];
+		double t0 = MPI_Wtime();
+		int seq = 0, ack, k;
+
+		if (!buf)
+			die("no memory");
+		do {
+			for (k = 0; k < BATCH; k++, seq++) {
+				int n = sizes[seq % NSIZES];
+				char *b = buf + (size_t)k * MAXMSG;
+
+				fill((uint32_t *)b, (size_t)n, rank, seq);
+				MPI_Isend(b, n, MPI_BYTE, 0, seq % 32000, MPI_COMM_WORLD, &req[k]);
+			}
+			MPI_Waitall(BATCH, req, MPI_STATUSES_IGNORE);
+			MPI_Recv(&ack, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		} while (MPI_Wtime() - t0 < seconds);
+		MPI_Send(&seq, 1, MPI_INT, 0, TAG_DONE, MPI_COMM_WORLD);
+		free(buf);
+	}
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void bw(long bytes, long iters)
+{
+	char *buf = malloc((size_t)bytes);
+	double best = 0;
+	int r, ack = 0;
+	long i;
+
+	if (!buf)
+		die("no memory");
+	for (r = 0; r < 4; r++) {   /* round 0 warms up */
+		double t;
+
+		MPI_Barrier(MPI_COMM_WORLD);
+		t = MPI_Wtime();
+		if (rank == 1) {
+			for (i = 0; i < iters; i++) {
+				fill((uint32_t *)buf, (size_t)bytes, 1, (int)i);
+				MPI_Send(buf, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+			}
+			MPI_Recv(&ack, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		} else if (rank == 0) {
+			for (i = 0; i < iters; i++)
+				MPI_Recv(buf, (int)bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			if (!check((uint32_t *)buf, (size_t)bytes, 1, (int)iters - 1))
+				die("bw: the last message is not what was sent");
+			MPI_Send(&ack, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
+		}
+		t = MPI_Wtime() - t;
+		if (r && (best == 0 || t < best))
+			best = t;
+	}
+	if (rank == 0)
+		printf("railprog bw %ld %ld %.6f %.2f\n", bytes, iters, best,
+		       (double)bytes * (double)iters * 8 / best / 1e6);
+	free(buf);
+}
+
+static void burst(long bytes, long iters)
+{
+	char *buf = malloc((size_t)bytes * (rank == 0 ? (size_t)size : 1));
+	double best = 0, *done = calloc((size_t)size, sizeof(double)),
+	       *keep = calloc((size_t)size, sizeof(double));
+	MPI_Request *req = calloc((size_t)size, sizeof(MPI_Request));
+	long *left = calloc((size_t)size, sizeof(long));
+	int r, s;
+	long i;
+
+	if (!buf || !done || !keep || !req || !left)
+		die("no memory");
+	if (rank)
+		fill((uint32_t *)buf, (size_t)bytes, rank, 0);
+	for (r = 0; r < 4; r++) {   /* round 0 warms up */
+		double t0, t;
+		int active = size - 1;
+
+		MPI_Barrier(MPI_COMM_WORLD);
+		t0 = MPI_Wtime();
+		if (rank) {
+			for (i = 0; i < iters; i++)
+				MPI_Send(buf, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+			continue;
+		}
+		for (s = 1; s < size; s++) {
+			left[s] = iters;
+			MPI_Irecv(buf + (size_t)s * (size_t)bytes, (int)bytes, MPI_BYTE, s, 0,
+				  MPI_COMM_WORLD, &req[s]);
+		}
+		while (active) {
+			int idx;
+
+			MPI_Waitany(size - 1, req + 1, &idx, MPI_STATUS_IGNORE);
+			s = idx + 1;
+			if (--left[s]) {
+				MPI_Irecv(buf + (size_t)s * (size_t)bytes, (int)bytes, MPI_BYTE, s, 0,
+					  MPI_COMM_WORLD, &req[s]);
+				continue;
+			}
+			done[s] = MPI_Wtime() - t0;
+			if (!check((uint32_t *)(buf + (size_t)s * (size_t)bytes), (size_t)bytes, s, 0))
+				die("burst: a message is not what was sent");
+			active--;
+		}
+		t = MPI_Wtime() - t0;
+		if (r && (best == 0 || t < best)) {
+			best = t;
+			memcpy(keep, done, sizeof(double) * (size_t)size);
+		}
+	}
+	if (rank == 0) {
+		printf("railprog burst %ld %ld %.6f %.2f\n", bytes, iters, best,
+		       (double)bytes * (double)iters * (size - 1) * 8 / best / 1e6);
+		for (s = 1; s < size; s++)
+			printf("railprog sender %d %.6f %.2f\n", s, keep[s],
+			       (double)bytes * (double)iters * 8 / keep[s] / 1e6);
+	}
+	free(buf);
+	free(done);
+	free(keep);
+	free(req);
+	free(left);
+}
+
+static void lat(long iters)
+{
+	double *t = malloc(sizeof(double) * (size_t)iters), v = 0;
+	long i;
+
+	if (!t)
+		die("no memory");
+	for (i = -10; i < iters; i++) {
+		double t0 = MPI_Wtime();
+
+		if (rank == 0) {
+			MPI_Send(&v, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+			MPI_Recv(&v, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		} else if (rank == 1) {
+			MPI_Recv(&v, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Send(&v, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+		}
+		if (i >= 0)
+			t[i] = (MPI_Wtime() - t0) / 2;
+	}
+	qsort(t, (size_t)iters, sizeof(double), cmp);
+	if (rank == 0)
+		printf("railprog lat %ld %.2f %.2f\n", iters, t[0] * 1e6, t[iters / 2] * 1e6);
+	free(t);
+}
+
+static long arg(const char *s, long lo, long hi)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end || v < lo || v > hi)
+		die("bad argument");
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (size < 2 || argc < 3)
+		die("usage: railprog stream SECONDS | bw BYTES ITERS | burst BYTES ITERS | lat ITERS "
+		    "(2 ranks or more)");
+	if (!strcmp(argv[1], "stream"))
+		stream((double)arg(argv[2], 1, 3600));
+	else if (!strcmp(argv[1], "bw") && argc > 3)
+		bw(arg(argv[2], 4, 1L << 30), arg(argv[3], 1, 100000));
+	else if (!strcmp(argv[1], "burst") && argc > 3)
+		burst(arg(argv[2], 4, 1L << 28), arg(argv[3], 1, 100000));
+	else if (!strcmp(argv[1], "lat"))
+		lat(arg(argv[2], 1, 1000000));
+	else
+		die("unknown mode");
+	MPI_Finalize();
+	return 0;
+}
