@@ -5,7 +5,8 @@
 links; run through bench/rails.sh, which builds test/net/railprog.c with
 each MPI's mpicc into WORKDIR.
 
-  rails.py OUTDIR WORKDIR [--parts pair,paper] [--rounds R] [--quick]
+  rails.py OUTDIR WORKDIR [--parts pair,paper] [--rounds R] [--impls RE] [--cfgs LIST]
+           [--quick]
 
 pair:  hosts A and B on both networks (cfg=b), Network-1's NICs at 100
        and at 30 Mb/s (nic1): 4 MiB bandwidth from B to A and 8-byte
@@ -17,6 +18,12 @@ paper: paper B's configurations b..h (Fig. 4): every client bursts 4 MiB
        messages to the server A at once; the aggregate rate at A, for
        Michi's feedback, links and round-robin rules and Open MPI over both
        interfaces.
+--impls RE runs only the implementations whose names match the regular
+expression (e.g. '^michi'), --cfgs only those of paper B's configurations;
+--no-mptcp brings the grid up without MPTCP endpoints (and skips the
+-mptcp rows; the endpoints are the only difference). --lat-rounds N: the
+8-byte latency alone, Michi on one and on two rails in turn, N rounds
+each (railprog lat opens the rails first), for the pair part.
 Each run is one line in runs.csv (part, cfg, nic1, impl, round, mode,
 value columns); bench/rails_report.py makes the CSV summaries, the plot
 and summary.md.
@@ -24,6 +31,8 @@ and summary.md.
 
 import csv
 import os
+import re
+import signal
 import subprocess
 import sys
 import time
@@ -33,6 +42,7 @@ NET = os.path.join(TOP, 'test', 'net')
 GRID = os.path.join(NET, 'grid')
 GRID_MPI = os.path.join(NET, 'grid-mpi')
 MIB = 1 << 20
+MPTCP = True
 
 
 def log(msg, f):
@@ -43,7 +53,9 @@ def log(msg, f):
 
 
 def grid_up(cfg, nic1, runlog):
-    p = subprocess.run([GRID, 'up', 'multirail', f'cfg={cfg}', f'nic1={nic1}'],
+    # MPTCP endpoints on every NIC: only MPTCP sockets (the -mptcp rows) use them
+    p = subprocess.run([GRID, 'up', 'multirail', f'cfg={cfg}', f'nic1={nic1}',
+                        f'mptcp={"on" if MPTCP else "off"}'],
                        capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
         raise SystemExit(f'rails: grid up multirail cfg={cfg} nic1={nic1}: {p.stderr.strip()}')
@@ -56,17 +68,38 @@ def run(work, impl, hosts, nets, env, args, runlog, limit=300):
     if nets:
         cmd += ['--nets', nets]
     cmd += ['--run', os.path.join(work, f'railprog.{mpi}')] + args
+    if impl == 'mpich-mptcp':
+        # Debian's mptcpize: LD_PRELOAD that makes socket() MPTCP, which
+        # Hydra passes on to the ranks (UCX's tcp sockets)
+        cmd = ['mptcpize', 'run'] + cmd
     t0 = time.monotonic()
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=limit,
-                           env=dict(os.environ, **env))
-        out, rc = p.stdout, p.returncode
-        err = p.stderr
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or '')
-        rc, err = 124, 'timed out'
+    # MPICH 4.0.2 over UCX's tcp (Debian's) hangs now and then in
+    # MPI_Finalize after the results (test/net/grid_common.sh says more):
+    # 10 s after rank 0's lines the job is stopped and the hang noted
+    outf = os.path.join(work, 'run.out')
+    with open(outf, 'w') as fo, open(outf + '.err', 'w') as fe:
+        p = subprocess.Popen(cmd, stdout=fo, stderr=fe, text=True, start_new_session=True,
+                             env=dict(os.environ, **env))
+        seen, note = None, ''
+        while p.poll() is None:
+            time.sleep(0.2)
+            now = time.monotonic()
+            if seen is None and 'railprog ' in open(outf).read():
+                seen = now
+            if (seen is not None and now - seen > 10) or now - t0 > limit:
+                note = ' (stopped in MPI_Finalize)' if seen is not None else ' (timed out)'
+                os.killpg(p.pid, signal.SIGTERM)
+                time.sleep(1)
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                p.wait()
+                break
+        rc = p.returncode
+    out, err = open(outf).read(), open(outf + '.err').read()
     lines = [x for x in out.splitlines() if x.startswith('railprog ')]
-    log(f'{impl} {" ".join(args)}: exit {rc}, {time.monotonic() - t0:.1f} s: '
+    log(f'{impl} {" ".join(args)}: exit {rc}{note}, {time.monotonic() - t0:.1f} s: '
         f'{"; ".join(lines) or err.strip()[-300:]}', runlog)
     return lines
 
@@ -74,6 +107,9 @@ def run(work, impl, hosts, nets, env, args, runlog, limit=300):
 def main(argv):
     out, work = argv[0], argv[1]
     parts, rounds, quick = ['pair', 'paper'], 3, False
+    only, cfgs = None, ['b', 'c', 'd', 'e', 'f', 'g', 'h']
+    global MPTCP
+    lat_rounds = 0
     a = argv[2:]
     while a:
         x = a.pop(0)
@@ -81,6 +117,14 @@ def main(argv):
             parts = [p for p in a.pop(0).split(',') if p]
         elif x == '--rounds':
             rounds = int(a.pop(0))
+        elif x == '--impls':
+            only = re.compile(a.pop(0))
+        elif x == '--no-mptcp':
+            MPTCP = False
+        elif x == '--lat-rounds':
+            lat_rounds = int(a.pop(0))
+        elif x == '--cfgs':
+            cfgs = [c for c in a.pop(0).split(',') if c]
         elif x == '--quick':
             quick, rounds = True, 1
         else:
@@ -110,7 +154,11 @@ def main(argv):
                     ('openmpi-2rails', '', {}),
                     ('mpich-1rail', '0', {}),
                     ('mpich-2rails', '', {}),
+                    ('michi-mptcp', '0', {'MICHI_TCP_MPTCP': '1'}),
+                    ('mpich-mptcp', '0', {}),
                 ]
+                impls = [i for i in impls if (not only or only.search(i[0])) and
+                         (MPTCP or not i[0].endswith('-mptcp'))]
                 for r in range(1, rounds + 1):
                     for impl, nets, env in impls[r % len(impls):] + impls[:r % len(impls)]:
                         for x in run(work, impl, ['A', 'B'], nets, env,
@@ -124,21 +172,41 @@ def main(argv):
                             if v[1] == 'lat':
                                 w.writerow(['pair', 'b', nic1, impl, r, 'lat', v[4], 'us'])
                         f.flush()
+        if lat_rounds:
+            grid_up('b', '100mbit', runlog)
+            for r in range(1, lat_rounds + 1):
+                for impl, nets in (('michi-1rail', '0'), ('michi-feedback', '')):
+                    for x in run(work, impl, ['A', 'B'], nets, {}, ['lat', '20000'], runlog):
+                        v = x.split()
+                        if v[1] == 'lat':
+                            w.writerow(['lat', 'b', '100mbit', impl, r, 'lat', v[4], 'us'])
+                    f.flush()
         if 'paper' in parts:
             clients = {'b': 'B', 'c': 'B,C', 'd': 'B,C', 'e': 'B,C,D', 'f': 'B,C,D',
                        'g': 'B,C,D', 'h': 'B,C,D'}
+            # one site given: MPI_Init's inference of sites would measure
+            # every pair of hosts, and in g B and D share no network
+            site = {'MICHI_SITE': 'lab'}
             impls = [
-                ('michi-feedback', {}),
-                ('michi-links', {'MICHI_TCP_RAIL_WEIGHTS': 'links'}),
-                ('michi-roundrobin', {'MICHI_TCP_RAIL_WEIGHTS': 'round-robin'}),
+                ('michi-feedback', dict(site)),
+                ('michi-links', dict(site, MICHI_TCP_RAIL_WEIGHTS='links')),
+                ('michi-roundrobin', dict(site, MICHI_TCP_RAIL_WEIGHTS='round-robin')),
                 ('openmpi-2rails', {}),
+                ('michi-mptcp', dict(site, MICHI_TCP_MPTCP='1')),
+                ('mpich-mptcp', {}),
             ]
-            for cfg in ('b', 'c', 'd', 'e', 'f', 'g', 'h'):
+            impls = [i for i in impls if (not only or only.search(i[0])) and
+                     (MPTCP or not i[0].endswith('-mptcp'))]
+            for cfg in cfgs:
                 grid_up(cfg, '100mbit', runlog)
                 hosts = ['A'] + clients[cfg].split(',')
                 for r in range(1, rounds + 1):
                     for impl, env in impls[r % len(impls):] + impls[:r % len(impls)]:
-                        for x in run(work, impl, hosts, '', env,
+                        # MPTCP rows: the MPI's own connections on Network-0,
+                        # the kernel's subflows on both (in g, D has only
+                        # Network-1: every network)
+                        nets = '0' if impl.endswith('-mptcp') and cfg != 'g' else ''
+                        for x in run(work, impl, hosts, nets, env,
                                      ['burst', str(4 * MIB), str(iters + 2)], runlog):
                             v = x.split()
                             if v[1] == 'burst':

@@ -69,12 +69,16 @@ struct tcp_hello {
 /* Before each chunk on a rail connection. */
 struct tcp_chunk_hdr {
 	uint64_t seq;         /* the frame's stripe number */
-	uint64_t off, len;    /* its place in the frame's payload */
+	uint64_t off, len;    /* its place in the frame's payload; len's top bit
+			       * (TCP_CHUNK_LAST): the connection's last of the frame */
 };
+#define TCP_CHUNK_LAST (UINT64_C(1) << 63)
 
 /* A report's entry for one rail (tcp_rail.h's struct tcp_rail_report). */
 struct tcp_report_rail {
 	uint64_t arrive, path_total, users;
+	uint64_t busy;        /* millionths of the striped frames' time that the
+			       * rail carried their bytes (0: no frame ended) */
 };
 
 enum tcp_reply_status {
@@ -172,18 +176,23 @@ struct tcp_conn {
 	size_t ch_got;        /* header bytes read */
 	uint64_t ch_done;     /* payload bytes read */
 	int parked;           /* its next chunk is of a frame not begun: EPOLLIN off */
+	int ch_last;          /* the chunk is its connection's last of the frame */
 	/* main: a report being received */
 	struct tcp_report_rail report[TCP_RAILS_MAX];
 	/* the kernel's byte counts at the last look (tcp_stripe.c), and
 	 * which card address is its local end (-1: none) */
 	uint64_t info_tx, info_rx;
+	double rx_at;         /* when a look last found bytes read */
 	int lidx_set, lidx;
 
 	struct tcp_conn *timed_next, *timed_prev;  /* conns with a deadline */
 	struct tcp_conn *dead_next;
 };
 
-enum { TCP_RX_STRIPE = 1, TCP_RX_REPORT = 2 };
+/* main: TCP_RX_STRIPE while chunks are to come, TCP_RX_PART while the
+ * main connection's own part of a striped frame is (tcp_stripe.c times
+ * both), TCP_RX_REPORT while a report's payload is */
+enum { TCP_RX_STRIPE = 1, TCP_RX_REPORT = 2, TCP_RX_PART = 4 };
 
 struct tcp_split;
 
@@ -297,6 +306,7 @@ extern double tcp_connect_timeout MICHI_HIDDEN;
 extern double tcp_handshake_timeout MICHI_HIDDEN;
 extern int tcp_direct_poll MICHI_HIDDEN;
 extern size_t tcp_stripe_min MICHI_HIDDEN;
+extern int tcp_mptcp MICHI_HIDDEN;
 
 /* tcp_iface.c */
 michi_status_t tcp_iface_card(uint16_t port, int all_local, char *card, size_t len);
@@ -346,6 +356,7 @@ int tcp_stripe_busy(const struct tcp_peer *p);
 void tcp_stripe_shutdown(struct tcp_peer *p);
 struct tcp_conn *tcp_stripe_conn(const struct tcp_peer *p, int slot);
 int tcp_stripe_begin(struct tcp_conn *c, uint64_t seq, uint64_t tail);
+void tcp_stripe_part_done(struct tcp_conn *c);
 int tcp_stripe_recv(struct tcp_conn *l);
 int tcp_stripe_recv_all(struct tcp_conn *c);
 void tcp_stripe_report_in(struct tcp_conn *c);

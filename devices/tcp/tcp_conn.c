@@ -42,6 +42,34 @@ MICHI_TUNABLE(tcp_sockbuf, "tcp_sockbuf", MICHI_T_SIZE, "0", MICHI_LEVEL_TUNER,
 	      "SO_SNDBUF/SO_RCVBUF of tcp sockets (bytes); 0 keeps Linux autotuning, "
 	      "which grows up to net.ipv4.tcp_wmem/tcp_rmem");
 
+int tcp_mptcp;
+MICHI_TUNABLE(tcp_mptcp, "tcp_mptcp", MICHI_T_BOOL, "no", MICHI_LEVEL_USER,
+	      "make the tcp device's sockets Linux MPTCP sockets (IPPROTO_MPTCP), whose "
+	      "subflows the kernel's path manager opens over the networks its endpoints "
+	      "name (ip mptcp endpoint); the device's own rails are then off");
+
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
+
+/* A nonblocking stream socket: MPTCP with tcp_mptcp, falling back to TCP
+ * (once said) where the kernel has none. */
+static int tcp_socket(void)
+{
+	static int warned;
+	int fd;
+
+	if (tcp_mptcp) {
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_MPTCP);
+		if (fd >= 0)
+			return fd;
+		if (!warned++)
+			michi_warn("tcp: MICHI_TCP_MPTCP: no MPTCP socket on %s (%m); plain TCP "
+				   "instead", michi_hostname());
+	}
+	return socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+}
+
 /* ---- strangers -------------------------------------------------------- */
 
 /*
@@ -190,7 +218,7 @@ michi_status_t tcp_conn_listen(void)
 
 	tcp.timed.timed_next = tcp.timed.timed_prev = &tcp.timed;
 	tcp_iface_bind_addr(tcp.all_local, &sa.sin_addr);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = tcp_socket();
 	if (fd < 0)
 		return michi_err(MICHI_ERR_IO, "tcp: socket: %m");
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -309,7 +337,7 @@ static void tcp_peer_attempt(int peer)
 
 		inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip));
 		snprintf(p->last_addr, sizeof(p->last_addr), "%s:%u", ip, ntohs(sa->sin_port));
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		fd = tcp_socket();
 		if (fd < 0) {
 			p->last_errno = errno;
 			break;
@@ -453,7 +481,7 @@ static void tcp_conn_connected(struct tcp_conn *c)
 struct tcp_conn *tcp_conn_open(int peer, const struct sockaddr_in *to, const struct in_addr *from)
 {
 	struct tcp_conn *c;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd = tcp_socket();
 
 	if (fd < 0)
 		return NULL;

@@ -1,21 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * devices/tcp/tcp_rail.c: the rails of a peer pair, their weights and
- * the chunk scheduler (tcp_rail.h has the rules).
+ * devices/tcp/tcp_rail.c: the rails of a peer pair and their weights
+ * (tcp_rail.h has the rules).
  */
 #include "tcp_rail.h"
 
 #include <arpa/inet.h>
 
 #define WS_EPS 1e-9
-
-/* ceil(x) for 0 < x < 2^53, without libm */
-static double ws_ceil(double x)
-{
-	double c = (double)(uint64_t)x;
-
-	return c < x - WS_EPS ? c + 1 : c;
-}
 
 static uint32_t rail_mask(int prefix)
 {
@@ -75,18 +67,20 @@ void tcp_weights_raw(enum tcp_weight_rule rule, int nrails, const int *live,
 			w[k] = rate && rate[k] > 0 ? rate[k] : 0;
 			break;
 		case TCP_WEIGHTS_FEEDBACK: {
-			double R, S, A, Q;
+			double R, S, A, part, b;
 
-			if (!rep || !sent || !sent[k] || !rep[k].arrive || !rep[k].path_total ||
-			    !rep[k].arrive_total)
+			if (!rep || !sent || !sent[k] || !rep[k].arrive || !rep[k].path_total)
 				break;   /* nothing to judge it by: the floor */
 			R = (double)rep[k].arrive;
 			S = (double)sent[k];
 			A = R < S ? R / S : 1.0;
-			Q = (double)rep[k].path_total / (double)rep[k].arrive_total;
-			if (Q > 1)
-				Q = 1;
-			w[k] = R / Q * A;
+			part = R / (double)rep[k].path_total;
+			if (part > 1)
+				part = 1;
+			b = rep[k].busy && rep[k].busy < 1000000 ? rep[k].busy / 1e6 : 1.0;
+			if (b < 0.05)
+				b = 0.05;   /* a rail barely used: its rate is a guess */
+			w[k] = R / b * part * A;
 			break;
 		}
 		}
@@ -148,76 +142,4 @@ void tcp_weights_smooth(int nrails, const int *live, const double *raw, double b
 				   rest > 0 ? share[k] * (1 - fl * nlow) / rest : fl;
 		}
 	}
-}
-
-void tcp_wsched_set(struct tcp_wsched *s, int nrails, const double *w, double round_min,
-		    unsigned flags)
-{
-	double wmin = 0;
-	int k;
-
-	if (nrails > TCP_RAILS_MAX)
-		nrails = TCP_RAILS_MAX;
-	if (round_min < 1)
-		round_min = 1;
-	s->nrails = nrails;
-	for (k = 0; k < nrails; k++)
-		if (w[k] > 0 && (wmin == 0 || w[k] < wmin))
-			wmin = w[k];
-	for (k = 0; k < nrails; k++) {
-		s->used[k] = 0;
-		if (!(w[k] > 0) || wmin == 0) {
-			s->budget[k] = s->burst[k] = 0;
-			continue;
-		}
-		s->budget[k] = w[k] / wmin * round_min;
-		s->burst[k] = (flags & TCP_WSCHED_RUNS) ? s->budget[k] : ws_ceil(w[k] / wmin);
-	}
-	s->visit = 0;
-	s->cur = -1;
-}
-
-/* the next rail after cur with budget left this round, or -1 */
-static int wsched_following(const struct tcp_wsched *s)
-{
-	int i, k;
-
-	for (i = 1; i <= s->nrails; i++) {
-		k = (s->cur + i + s->nrails) % s->nrails;
-		if (s->cur < 0)
-			k = i - 1;
-		if (s->budget[k] > 0 && s->used[k] < s->budget[k] - WS_EPS)
-			return k;
-	}
-	return -1;
-}
-
-int tcp_wsched_next(struct tcp_wsched *s, double chunks)
-{
-	int k, round;
-
-	for (round = 0; round < 2; round++) {
-		k = s->cur;
-		if (k >= 0 && s->budget[k] > 0 && s->visit < s->burst[k] - WS_EPS &&
-		    s->used[k] < s->budget[k] - WS_EPS) {
-			s->used[k] += chunks;
-			s->visit += chunks;
-			return k;
-		}
-		k = wsched_following(s);
-		if (k >= 0) {
-			s->cur = k;
-			s->used[k] += chunks;
-			s->visit = chunks;
-			return k;
-		}
-		/* every rail had its round: the next one, each rail's overshoot
-		 * (a chunk past a fractional budget) carried into it */
-		for (k = 0; k < s->nrails; k++)
-			s->used[k] = s->budget[k] > 0 && s->used[k] > s->budget[k] ?
-				     s->used[k] - s->budget[k] : 0;
-		s->cur = -1;
-		s->visit = 0;
-	}
-	return -1;
 }

@@ -17,13 +17,24 @@
  *   links        inversely to how many peers use the receiver's link on
  *                that rail (RI2N+): the receiver reports the count;
  *   static       by the rails' line rates (Open MPI's way);
- *   feedback     RI2N++, counted in bytes over one feedback interval:
- *                  W_k = (R_k / Q_k) * A_k,  A_k = min(1, R_k / S_k),
- *                  Q_k = R_jk / R_j
+ *   feedback     RI2N++, counted in bytes over one feedback interval,
+ *                with the rails' rates:
+ *                  W_k = (R_k / b_k) * (R_k / R_jk) * A_k,
+ *                  A_k = min(1, R_k / S_k)
  *                with S_k what this sender wrote to rail k, R_k what of
  *                it the receiver read, R_jk everything the receiver read
- *                on its link of rail k, R_j everything it read. A rail
- *                the receiver's other traffic leaves idle gets more, one
+ *                on its link of rail k, b_k the part of the interval rail
+ *                k had this sender's bytes to carry. The paper's
+ *                W_k = (R_k / Q_k) * A_k, Q_k = R_jk / R_j, is R_j (the
+ *                same for every rail) times our part of link k, R_k /
+ *                R_jk, times A_k: its links were all alike and its
+ *                senders never idle. Here the part is scaled by the
+ *                rail's rate while it carried our bytes (R_k / b_k), so
+ *                that rails of different rates get their due, and a rail
+ *                whose part of a frame ended early is not taken for a
+ *                slow one. When R_k is the same on every rail the two
+ *                agree (the paper's worked examples). A rail the
+ *                receiver's other traffic leaves idle gets more, one
  *                whose bytes stay in the sockets (A < 1) less.
  * Guards of GRID.md §2.4: A at most 1; a rail with nothing sent or
  * nothing read gets the floor share, so that it is tried again and can
@@ -31,13 +42,11 @@
  * the paper's future work), so that one quiet interval does not undo
  * what the busy ones learned.
  *
- * The scheduler turns weights into a sequence of rails, chunk by chunk,
- * by paper B's burst rule: rail k takes at most C_k = ceil(W_k / min W)
- * chunks a visit and W_k chunks a round; when every rail has had its
- * round the round starts again (a fractional W_k's overshoot carried
- * over, so that whole rounds keep the weights' ratio). With weights 2 : 3 : 4 the nine chunks
- * of a round go 0,1,1,2,2,0,1,2,2 (Fig. 7c); with every C_k forced to
- * W_k (TCP_WSCHED_RUNS), 0,0,1,1,1,2,2,2,2 (RI2N+, Fig. 7b).
+ * The device gives each connection its share of a frame to the byte
+ * (devices/tcp/tcp_stripe.c); paper B's burst rule, which deals one
+ * stream's packets to the links in rounds, has no use over connections
+ * that are streams of their own (its rounding cost 11 % on two equal
+ * rails).
  */
 #ifndef MICHI_TCP_WEIGHTS_H
 #define MICHI_TCP_WEIGHTS_H
@@ -77,6 +86,7 @@ struct tcp_rail_report {
 	uint64_t path_total;    /* R_jk: bytes from every peer read on j's link of rail k */
 	uint64_t arrive_total;  /* R_j: bytes from every peer read on every link of j */
 	uint32_t users;         /* peers that sent on j's link of rail k (RI2N+) */
+	uint32_t busy;          /* b_k in millionths (0: unknown, taken as 1) */
 };
 
 /*
@@ -101,30 +111,5 @@ void tcp_weights_raw(enum tcp_weight_rule rule, int nrails, const int *live,
  */
 void tcp_weights_smooth(int nrails, const int *live, const double *raw, double beta,
 			double floor_share, double *share);
-
-/* The chunk scheduler of one peer. */
-struct tcp_wsched {
-	int nrails;
-	double budget[TCP_RAILS_MAX];  /* W_k: chunks a round (0: rail not used) */
-	double burst[TCP_RAILS_MAX];   /* C_k: chunks a visit */
-	double used[TCP_RAILS_MAX];    /* chunks this round */
-	double visit;                  /* chunks on cur this visit */
-	int cur;                       /* rail of the current visit, -1: none */
-};
-
-#define TCP_WSCHED_RUNS 1   /* C_k = W_k: each rail's round in one run (RI2N+) */
-
-/*
- * Sets the weights (any scale, 0: not used) and starts a new round. The
- * weights are scaled so that the smallest non-zero one is round_min
- * chunks (at least 1), which sets the round's length: one chunk for the
- * lightest rail, and about W_k / min W for the others.
- */
-void tcp_wsched_set(struct tcp_wsched *s, int nrails, const double *w, double round_min,
-		    unsigned flags);
-
-/* The rail for the next chunk of `chunks` chunk units (a short last
- * piece counts as its fraction), accounted; -1 when no rail has weight. */
-int tcp_wsched_next(struct tcp_wsched *s, double chunks);
 
 #endif

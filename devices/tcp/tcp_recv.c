@@ -41,6 +41,15 @@ static void __attribute__((noinline)) tcp_recv_frame_special(struct tcp_conn *c)
 		tcp_stripe_report_in(c);
 		return;
 	}
+	if (c->special & TCP_RX_PART) {
+		c->special &= ~TCP_RX_PART;
+		tcp_stripe_part_done(c);
+	}
+	if (!(c->special & TCP_RX_STRIPE)) {
+		c->rx_active = 0;
+		tcp.up.recv_done(c->peer, &c->rx);
+		return;
+	}
 	/* the chunks complete the frame (tcp_stripe.c) */
 	c->wait_stripe = 1;
 }

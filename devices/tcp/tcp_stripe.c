@@ -18,12 +18,17 @@
  * once, the lower rank's connection wins, slot by slot. A slot that cannot
  * connect, or that the peer refuses, stays unused.
  *
- * Striping. The payload is cut into tcp_stripe_chunk pieces, which the
- * scheduler (tcp_wsched, paper B's burst rule) gives to the main
- * connection and the rail connections by their weights. The main
- * connection's pieces become one first part that follows the frame header
- * (after a TCP_SPLIT_LEN notice naming the bytes that are elsewhere and
- * the frame's stripe number); every other piece is a chunk with its own
+ * Striping. Each connection gets a part of the payload by its weight (its
+ * rail's share over the rail's connections that are up), to the byte, so
+ * that every part ends at once: a frame is done when its last part is.
+ * (Paper B's burst rule deals packets of one stream to the links in
+ * rounds; dealt so, 256 KiB chunks of 4 MiB frames over two rails of
+ * 100 Mb/s with shares 0.51 : 0.49 went 2 : 1 a round and took 170
+ * against 191 Mb/s for exact parts. Each connection here is a stream of
+ * its own, so the order among them buys nothing.) The main connection's part
+ * follows the frame header (after a TCP_SPLIT_LEN notice naming the bytes
+ * that are elsewhere and the frame's stripe number); the others' parts
+ * go in chunks of at most tcp_stripe_chunk bytes, each with its own
  * header (stripe number, offset, length) on its slot's connection. The
  * receiver reads chunks straight into MTMI's buffer at their offsets and
  * completes the frame when every byte is in; a chunk of a frame the main
@@ -36,11 +41,15 @@
  * receiver sends a report at most every tcp_rail_interval seconds while
  * chunks arrive: per rail, the bytes it read from this peer (R_k), the
  * bytes it read on its link of that rail from every peer (R_jk), the
- * peers that sent on that link, and everything it read (R_j). The sender
- * puts beside them what it sent per rail over the same time (S_k); the
- * rule's weights, smoothed (tcp_rail_beta, tcp_rail_floor), set the
- * scheduler. Byte counts are the kernel's (TCP_INFO), read only when a
- * report is made or taken, so no send or receive path counts anything.
+ * peers that sent on that link, everything it read (R_j), and the part of
+ * the striped frames' time the rail carried this peer's bytes (b_k: from
+ * each frame's begin to the end of the rail's part, which the last chunk
+ * of each connection marks). The sender keeps decayed sums of the
+ * reports (tcp_rail_memory) and gives them to the rule (tcp_rail.h:
+ * R_k / b_k * R_k / R_jk for feedback); the rule's weights, smoothed
+ * (tcp_rail_beta, tcp_rail_floor), set the parts. Byte counts are the
+ * kernel's (TCP_INFO), read only when a report is made or taken, so no
+ * send or receive path counts anything.
  */
 #include "config.h"
 #include "tcp.h"
@@ -62,7 +71,7 @@ MICHI_TUNABLE(tcp_stripe_min, "tcp_stripe_min", MICHI_T_SIZE, "1048576", MICHI_L
 	      "rails and rail connections (0: one connection per peer)");
 static size_t tcp_stripe_chunk = 262144;
 MICHI_TUNABLE(tcp_stripe_chunk, "tcp_stripe_chunk", MICHI_T_SIZE, "256k", MICHI_LEVEL_TUNER,
-	      "bytes of a striped frame the scheduler gives to one connection at a time");
+	      "largest chunk of a striped frame on a rail connection (each has a header)");
 static int tcp_rail_socks;
 MICHI_TUNABLE(tcp_rail_socks, "tcp_rail_socks", MICHI_T_INT, "0", MICHI_LEVEL_TUNER,
 	      "tcp connections on each rail of a peer pair, the main one included (0: 2 when "
@@ -83,6 +92,11 @@ MICHI_TUNABLE(tcp_rail_interval, "tcp_rail_interval", MICHI_T_DOUBLE, "0.1", MIC
 static double tcp_rail_beta = 0.5;
 MICHI_TUNABLE(tcp_rail_beta, "tcp_rail_beta", MICHI_T_DOUBLE, "0.5", MICHI_LEVEL_TUNER,
 	      "how far one report moves the rails' shares toward its own (1: no memory)");
+static double tcp_rail_memory = 0.7;
+MICHI_TUNABLE(tcp_rail_memory, "tcp_rail_memory", MICHI_T_DOUBLE, "0.7", MICHI_LEVEL_TUNER,
+	      "how much of the earlier reports' byte counts the feedback rule keeps at each "
+	      "report (0: the last interval alone): the bytes in flight make one interval's "
+	      "R/S noisy");
 static double tcp_rail_floor = 0.05;
 MICHI_TUNABLE(tcp_rail_floor, "tcp_rail_floor", MICHI_T_DOUBLE, "0.05", MICHI_LEVEL_TUNER,
 	      "the least share of a live rail, so that a rail the feedback starved is tried again");
@@ -110,15 +124,26 @@ struct tcp_stripe {
 	struct tcp_slot slot[TCP_SLOTS_MAX + 1];   /* [1..nslots] */
 	/* sending */
 	uint64_t tx_seq;
-	struct tcp_wsched sched;
+	double w[TCP_SLOTS_MAX + 1];   /* [0]: the main connection, [k]: slot k */
 	int stale;                /* connections or shares changed: set sched again */
 	double share[TCP_RAILS_MAX];
 	uint64_t tx[TCP_RAILS_MAX], tx_mark[TCP_RAILS_MAX];  /* kernel's bytes sent per rail */
 	uint64_t striped[TCP_RAILS_MAX];   /* striped payload bytes put on each rail */
 	unsigned reports_in;
+	/* the reports' counts and what was sent, decayed by tcp_rail_memory */
+	double acc_arrive[TCP_RAILS_MAX], acc_path[TCP_RAILS_MAX], acc_sent[TCP_RAILS_MAX];
+	double acc_busy[TCP_RAILS_MAX];   /* sum of R_k * b_k, for b_k over them */
+	double acc_total;
 	/* receiving */
 	uint64_t rx_seq;
 	double report_at;
+	/* the striped frame in progress: when it began, when each rail's
+	 * part ended (0: not yet), parts still to end; and over the report
+	 * interval, per rail the time it carried frames' bytes, and the
+	 * frames' whole time */
+	double fr_from, fr_end[TCP_RAILS_MAX];   /* fr_from: begin, or the last report */
+	int fr_open;
+	double busy[TCP_RAILS_MAX], span;
 	uint64_t rx[TCP_RAILS_MAX], rx_mark[TCP_RAILS_MAX];  /* kernel's bytes read per rail */
 	uint64_t link_mark[TCP_RAILS_MAX], all_mark;
 };
@@ -279,7 +304,8 @@ struct tcp_stripe *tcp_stripe_get(int peer)
 
 	if (p->stripe)
 		return p->stripe;
-	if (p->stripe_off || p->dyn || !tcp_stripe_min || p->state != TCP_PEER_UP || !p->conn)
+	if (p->stripe_off || p->dyn || !tcp_stripe_min || tcp_mptcp || p->state != TCP_PEER_UP ||
+	    !p->conn)
 		return NULL;
 	if (!p->naddr && tcp_peer_card(peer) < 0) {
 		p->stripe_off = 1;
@@ -438,11 +464,11 @@ void tcp_stripe_out_failed(struct tcp_conn *c)
 
 /* ---- sending ---------------------------------------------------------- */
 
-/* Weights of the main connection (0) and the slots for the scheduler:
+/* Weights of the main connection (0) and the slots for the parts:
  * a rail's share over its connections that are up. */
 static void stripe_sched(struct tcp_stripe *st)
 {
-	double w[TCP_RAILS_MAX] = { 0 };
+	double w[TCP_SLOTS_MAX + 1] = { 0 };
 	int up[TCP_RAILS_MAX] = { 0 };
 	int k;
 
@@ -456,7 +482,7 @@ static void stripe_sched(struct tcp_stripe *st)
 	for (k = 1; k <= st->nslots; k++)
 		if (st->slot[k].conn)
 			w[k] = st->share[st->slot[k].rail] / up[st->slot[k].rail];
-	tcp_wsched_set(&st->sched, st->nslots + 1, w, 1, 0);
+	memcpy(st->w, w, sizeof(st->w));
 	st->stale = 0;
 }
 
@@ -470,11 +496,14 @@ michi_status_t tcp_stripe_send(struct tcp_peer *p, int peer, const struct iovec 
 {
 	struct tcp_stripe *st = p->stripe;
 	size_t len = iov[1].iov_len, C = tcp_stripe_chunk < 4096 ? 4096 : tcp_stripe_chunk;
-	size_t npieces = (len + C - 1) / C, i, head = 0, off, total;
+	size_t npieces = (len + C - 1) / C + TCP_SLOTS_MAX, i, head = len, off, total;
+	size_t quota[TCP_SLOTS_MAX + 1] = { 0 };
+	double sum = 0;
 	const char *base = iov[1].iov_base;
 	struct tcp_split *s;
 	struct iovec w[3];
 	struct msghdr msg = { .msg_iov = w, .msg_iovlen = 3 };
+	struct tcp_chunk *last[TCP_SLOTS_MAX + 1] = { NULL };
 	unsigned touched = 0;
 	michi_status_t stt;
 	int nch = 0, k;
@@ -485,19 +514,25 @@ michi_status_t tcp_stripe_send(struct tcp_peer *p, int peer, const struct iovec 
 	s = malloc(sizeof(*s) + npieces * sizeof(s->chunk[0]));
 	if (!s)
 		return tcp_send_fast(peer, iov, 2, cookie);
-	/* pieces in schedule order: the main connection's add up to its
-	 * part, the others become chunks laid after it */
-	for (i = 0; i < npieces; i++) {
-		size_t piece = i + 1 < npieces ? C : len - i * C;
+	/* each connection's part by its weight, to the byte (every rail's
+	 * part of the frame should end at once); the main connection's is
+	 * what is left, the others are cut into chunks laid after it */
+	for (k = 0; k <= st->nslots; k++)
+		sum += st->w[k];
+	for (k = 1; sum > 0 && k <= st->nslots; k++) {
+		quota[k] = (size_t)((double)len * st->w[k] / sum);
+		if (quota[k] > head)
+			quota[k] = head;
+		head -= quota[k];
+	}
+	for (k = 1; k <= st->nslots; k++) {
+		size_t q;
 
-		k = tcp_wsched_next(&st->sched, (double)piece / (double)C);
-		if (k <= 0) {
-			head += piece;
-			continue;
+		for (q = 0; q < quota[k]; q += C) {
+			s->chunk[nch].h.len = quota[k] - q < C ? quota[k] - q : C;
+			s->chunk[nch].hleft = (size_t)k;   /* the slot, for now */
+			nch++;
 		}
-		s->chunk[nch].h.len = piece;
-		s->chunk[nch].hleft = (size_t)k;   /* the slot, for now */
-		nch++;
 	}
 	if (!nch) {
 		free(s);
@@ -566,6 +601,7 @@ michi_status_t tcp_stripe_send(struct tcp_peer *p, int peer, const struct iovec 
 		}
 		st->striped[sl->rail] += (size_t)ch->h.len;
 		rail_bytes[sl->rail] += (size_t)ch->h.len;
+		last[k] = ch;
 		tcp.nqueued++;
 		if (sl->tail)
 			sl->tail->next = ch;
@@ -574,6 +610,11 @@ michi_status_t tcp_stripe_send(struct tcp_peer *p, int peer, const struct iovec 
 		sl->tail = ch;
 		touched |= 1u << k;
 	}
+	/* each connection's last chunk of the frame says so: the receiver
+	 * times the rails by it */
+	for (k = 1; k <= st->nslots; k++)
+		if (last[k])
+			last[k]->h.len |= TCP_CHUNK_LAST;
 	for (k = 1; k <= st->nslots; k++)
 		if (touched & (1u << k) && p->stripe == st && st->slot[k].conn)
 			tcp_stripe_flush(p, k);
@@ -750,7 +791,10 @@ int tcp_stripe_begin(struct tcp_conn *c, uint64_t seq, uint64_t tail)
 	c->rx_len = head;
 	if (c->rx_ulen > head)
 		c->rx_ulen = head;
-	c->special |= TCP_RX_STRIPE;
+	c->special |= TCP_RX_STRIPE | TCP_RX_PART;
+	st->fr_from = michi_wtime();
+	st->fr_open = 1;
+	memset(st->fr_end, 0, sizeof(st->fr_end));
 	for (k = 1; k <= st->nslots; k++) {
 		struct tcp_conn *l = st->slot[k].conn;
 
@@ -764,10 +808,44 @@ int tcp_stripe_begin(struct tcp_conn *c, uint64_t seq, uint64_t tail)
 
 static void stripe_report_send(struct tcp_peer *p, struct tcp_stripe *st);
 
+/* Both the main connection's part and the chunks of the frame are in:
+ * each rail's time in it, for the next report. */
+static void stripe_frame_end(struct tcp_stripe *st)
+{
+	double span = 0;
+	int k;
+
+	st->fr_open = 0;
+	for (k = 0; k < st->nrails; k++)
+		if (st->fr_end[k] - st->fr_from > span)
+			span = st->fr_end[k] - st->fr_from;
+	if (span <= 0)
+		return;
+	for (k = 0; k < st->nrails; k++)
+		if (st->fr_end[k] > st->fr_from)
+			st->busy[k] += st->fr_end[k] - st->fr_from;
+	st->span += span;
+}
+
+/* The main connection's part of a striped frame is in. */
+void tcp_stripe_part_done(struct tcp_conn *c)
+{
+	struct tcp_stripe *st = tcp_peer_of(c->peer)->stripe;
+
+	if (!st)
+		return;
+	if (st->main_rail >= 0)
+		st->fr_end[st->main_rail] = michi_wtime();
+	if (!(c->special & TCP_RX_STRIPE))
+		stripe_frame_end(st);
+}
+
 /* Every chunk of c's striped frame is in. */
 static void stripe_done(struct tcp_conn *c)
 {
 	c->special &= ~TCP_RX_STRIPE;
+	if (!(c->special & TCP_RX_PART))
+		stripe_frame_end(tcp_peer_of(c->peer)->stripe);
 	if (c->wait_stripe) {
 		c->wait_stripe = 0;
 		c->rx_active = 0;
@@ -820,6 +898,10 @@ int tcp_stripe_recv(struct tcp_conn *l)
 			}
 			got = 1;
 			l->ch_got += (size_t)n;
+			if (l->ch_got == sizeof(l->ch)) {
+				l->ch_last = (l->ch.len & TCP_CHUNK_LAST) != 0;
+				l->ch.len &= ~TCP_CHUNK_LAST;
+			}
 			continue;
 		}
 		if (!c || !(c->special & TCP_RX_STRIPE) || l->ch.seq != c->stripe_seq) {
@@ -869,6 +951,8 @@ int tcp_stripe_recv(struct tcp_conn *l)
 
 			l->ch_got = 0;
 			l->ch_done = 0;
+			if (l->ch_last)
+				st->fr_end[st->slot[l->slot].rail] = michi_wtime();
 			if (!c->stripe_left)
 				stripe_done(c);
 			/* the upcall may have failed or finished the peer */
@@ -946,7 +1030,8 @@ uint64_t tcp_stripe_pvar(int arg)
 
 /* The kernel's counts of c since the last look, into the rail's and the
  * link's totals. */
-static void fold_conn(struct tcp_conn *c, struct tcp_stripe *st, int rail, unsigned *seen)
+static void fold_conn(struct tcp_conn *c, struct tcp_stripe *st, int rail, unsigned *seen,
+		      double now)
 {
 	struct tcp_info ti;
 	socklen_t len = sizeof(ti);
@@ -976,35 +1061,47 @@ static void fold_conn(struct tcp_conn *c, struct tcp_stripe *st, int rail, unsig
 		st->rx[rail] += rx;
 	}
 	all_rx += rx;
+	if (rx)
+		c->rx_at = now;
 	if (c->lidx >= 0) {
 		link_rx[c->lidx] += rx;
-		if (rx && !(*seen & (1u << c->lidx))) {
+		/* a user of the link: bytes came on it lately (three intervals,
+		 * so that one short gap between two looks does not count) */
+		if (c->rx_at > 0 && now - c->rx_at <= 3 * tcp_rail_interval)
 			*seen |= 1u << c->lidx;
-			link_users[c->lidx]++;
-		}
 	}
 }
 
-static void fold_peer(int i)
+/* Returns the links peer i used lately (bits of card addresses). */
+static unsigned fold_peer(int i, double now)
 {
 	struct tcp_peer *p = &tcp.peers[i];
 	struct tcp_stripe *st = p->stripe;
 	unsigned seen = 0;
 	int k;
 
-	fold_conn(p->conn, st, st ? st->main_rail : -1, &seen);
+	fold_conn(p->conn, st, st ? st->main_rail : -1, &seen, now);
 	for (k = 1; st && k <= st->nslots; k++)
-		fold_conn(st->slot[k].conn, st, st->slot[k].rail, &seen);
+		fold_conn(st->slot[k].conn, st, st->slot[k].rail, &seen, now);
+	return seen;
 }
 
+/* Every peer's counts; link_users: the peers that used each link lately. */
 static void fold_all(void)
 {
-	int i;
+	double now = michi_wtime();
+	int i, l;
 
 	memset(link_users, 0, sizeof(link_users));
-	for (i = 0; i < tcp.size; i++)
-		if (i != tcp.rank && tcp.peers[i].conn)
-			fold_peer(i);
+	for (i = 0; i < tcp.size; i++) {
+		unsigned seen;
+
+		if (i == tcp.rank || !tcp.peers[i].conn)
+			continue;
+		seen = fold_peer(i, now);
+		for (l = 0; l < TCP_MAX_ADDRS; l++)
+			link_users[l] += (seen >> l) & 1u;
+	}
 }
 
 /* Start counting from now, both ways (a new stripe state). */
@@ -1029,6 +1126,7 @@ static void stripe_report_send(struct tcp_peer *p, struct tcp_stripe *st)
 		struct tcp_report_rail r[TCP_RAILS_MAX];
 	} *f;
 	struct iovec iov[2];
+	double now, span_open;
 	int k;
 
 	if (p->state != TCP_PEER_UP || !p->conn || tcp.finalizing)
@@ -1037,6 +1135,8 @@ static void stripe_report_send(struct tcp_peer *p, struct tcp_stripe *st)
 	if (!f)
 		return;
 	fold_all();
+	now = michi_wtime();
+	span_open = st->fr_open && now > st->fr_from ? now - st->fr_from : 0;
 	f->hdr[0] = TCP_REPORT_LEN;
 	f->hdr[1] = (uint64_t)st->nrails;
 	f->hdr[2] = all_rx - st->all_mark;
@@ -1046,6 +1146,18 @@ static void stripe_report_send(struct tcp_peer *p, struct tcp_stripe *st)
 
 		f->r[k].arrive = st->rx[k] - st->rx_mark[k];
 		st->rx_mark[k] = st->rx[k];
+		/* a frame still open counts up to now: rails whose part has not
+		 * ended are busy (so is a rail with no part in it: a guess
+		 * that errs towards giving it little) */
+		if (st->fr_open) {
+			double e = st->fr_end[k] > 0 ? st->fr_end[k] : now;
+
+			if (e > st->fr_from)
+				st->busy[k] += e - st->fr_from;
+		}
+		f->r[k].busy = st->span + span_open > 0 ?
+			       (uint64_t)(st->busy[k] / (st->span + span_open) * 1e6 + 0.5) : 0;
+		st->busy[k] = 0;
 		if (li >= 0) {
 			f->r[k].path_total = link_rx[li] - st->link_mark[k];
 			st->link_mark[k] = link_rx[li];
@@ -1055,6 +1167,9 @@ static void stripe_report_send(struct tcp_peer *p, struct tcp_stripe *st)
 			f->r[k].users = 1;
 		}
 	}
+	st->span = 0;
+	if (st->fr_open)
+		st->fr_from = now;
 	iov[0].iov_base = f->hdr;
 	iov[0].iov_len = MICHI_FRAME_HDR_SIZE;
 	iov[1].iov_base = f->r;
@@ -1095,21 +1210,47 @@ void tcp_stripe_report_in(struct tcp_conn *c)
 	struct tcp_stripe *st = p->stripe;
 	struct tcp_rail_report rep[TCP_RAILS_MAX];
 	uint64_t sent[TCP_RAILS_MAX];
+	double d = tcp_rail_memory >= 0 && tcp_rail_memory < 1 ? tcp_rail_memory : 0;
 	int k;
 
 	if (!st || c->hdr[1] != (uint64_t)st->nrails)
 		return;   /* a report on rails we do not have: stale, ignored */
-	fold_peer(c->peer);
+	fold_peer(c->peer, michi_wtime());
+	/* an interval's R_k against S_k differs by what was in flight at
+	 * its ends (a 100 ms interval at 100 Mb/s holds 1.25 MB, a window
+	 * some hundred kB): the rule sees decayed sums over several */
+	st->acc_total = st->acc_total * d + (double)c->hdr[2];
 	for (k = 0; k < st->nrails; k++) {
-		rep[k].arrive = c->report[k].arrive;
-		rep[k].path_total = c->report[k].path_total;
-		rep[k].arrive_total = c->hdr[2];
-		rep[k].users = (uint32_t)c->report[k].users;
-		sent[k] = st->tx[k] - st->tx_mark[k];
+		double R = (double)c->report[k].arrive;
+		/* b_k: the part of the frames' time rail k carried their bytes
+		 * (none in the interval: as it was) */
+		double b = c->report[k].busy && c->report[k].busy <= 1000000 ?
+			   c->report[k].busy / 1e6 :
+			   st->acc_arrive[k] > 0 ? st->acc_busy[k] / st->acc_arrive[k] : 1.0;
+
+		st->acc_arrive[k] = st->acc_arrive[k] * d + R;
+		st->acc_busy[k] = st->acc_busy[k] * d + R * b;
+		st->acc_path[k] = st->acc_path[k] * d + (double)c->report[k].path_total;
+		/* A_k = R_k / S_k is the paper's sign of loss at a switch; TCP
+		 * sends lost bytes again, and their cost shows in R_k / b_k,
+		 * while the kernel's S_k (retransmissions and an interval's edge)
+		 * only adds noise: S_k is taken as R_k (the kernel's count is
+		 * kept for the log) */
+		st->acc_sent[k] = st->acc_sent[k] * d + (double)(st->tx[k] - st->tx_mark[k]);
 		st->tx_mark[k] = st->tx[k];
+		rep[k].arrive = (uint64_t)(st->acc_arrive[k] + 0.5);
+		rep[k].path_total = (uint64_t)(st->acc_path[k] + 0.5);
+		rep[k].arrive_total = (uint64_t)(st->acc_total + 0.5);
+		rep[k].users = (uint32_t)c->report[k].users;
+		rep[k].busy = st->acc_arrive[k] > 0 ?
+			      (uint32_t)(st->acc_busy[k] / st->acc_arrive[k] * 1e6 + 0.5) : 0;
+		sent[k] = rep[k].arrive;
 	}
 	stripe_weigh(st, rep, sent);
 	st->reports_in++;
-	michi_debug("tcp: rank %d to rank %d: report %u, shares %.3f %.3f", tcp.rank, c->peer,
-		    st->reports_in, st->share[0], st->nrails > 1 ? st->share[1] : 0.0);
+	for (k = 0; k < st->nrails; k++)
+		michi_debug("tcp: rank %d to rank %d: report %u, rail %d: R %llu of %llu, b %.3f, "
+			    "S %llu, share %.3f", tcp.rank, c->peer, st->reports_in, k,
+			    (unsigned long long)rep[k].arrive, (unsigned long long)rep[k].path_total,
+			    rep[k].busy / 1e6, (unsigned long long)(st->acc_sent[k] + 0.5), st->share[k]);
 }

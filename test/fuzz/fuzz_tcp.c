@@ -62,8 +62,13 @@ int tcp_stripe_begin(struct tcp_conn *c, uint64_t seq, uint64_t tail)
 	c->rx_len -= tail;
 	if (c->rx_ulen > c->rx_len)
 		c->rx_ulen = c->rx_len;
-	c->special |= TCP_RX_STRIPE;
+	c->special |= TCP_RX_STRIPE | TCP_RX_PART;
 	return 1;
+}
+
+void tcp_stripe_part_done(struct tcp_conn *c)
+{
+	(void)c;
 }
 
 int tcp_stripe_recv(struct tcp_conn *l)

@@ -11,7 +11,11 @@
 #     each 40-60%; the last message is checked word by word. A stream of
 #     mixed sizes, eight in flight, from 8 B to 4 MiB, comes in whole and
 #     in order. With MICHI_TCP_STRIPE_MIN=0 nothing is striped: no rail
-#     connection, Network-1 carries (almost) nothing.
+#     connection, Network-1 carries (almost) nothing. MPTCP mode
+#     (MICHI_TCP_MPTCP=1, the grid's hosts with MPTCP endpoints, the
+#     ranks' cards on Network-0 only): the kernel's subflows carry a
+#     tenth or more on each NIC, every word checked (skipped where the
+#     kernel has no MPTCP).
 #  d: A dual, B single (Network-0), C dual: B and C stream to A at once,
 #     A receiving with MPI_ANY_SOURCE and MPI_ANY_TAG; B has one rail to A
 #     (two connections on it), C two; every message whole, in order.
@@ -41,7 +45,7 @@ shares() {
 }
 
 # ---- b: both dual --------------------------------------------------------
-grid_up multirail cfg=b
+grid_up multirail cfg=b mptcp=on
 BW="bw 4194304 6"
 for rule in feedback round-robin; do
 	a0=$(rx_bytes A eth0) a1=$(rx_bytes A eth1)
@@ -73,6 +77,18 @@ michi "$WORK/b_off" -genv MICHI_LOG info -genv MICHI_TCP_STRIPE_MIN 0 --host A,B
 set -- $(shares "$a0" "$a1")
 [ "$2" -le 2 ] || fail "b, striping off: A's eth1 took $2% of the bytes"
 echo "b, striping off: $(grep '^railprog bw ' "$WORK/b_off" | cut -d' ' -f3-); A's eth1 $2%"
+
+a0=$(rx_bytes A eth0) a1=$(rx_bytes A eth1)
+timeout 180 "$MICHI_MPIRUN" --timeout 150 --launcher exec --launcher-exec "$GRID exec {host}" \
+	-genv MICHI_TCP_IF eth0 -genv MICHI_TCP_MPTCP 1 --host A,B -n 2 "$RPROG" $BW \
+	>"$WORK/b_mptcp" 2>"$WORK/b_mptcp.err" || fail "b, MPTCP: exit $?: $(tail -5 "$WORK/b_mptcp.err")"
+if grep -q "no MPTCP socket" "$WORK/b_mptcp.err"; then
+	echo "b, MPTCP: skipped: $(grep -m1 'no MPTCP socket' "$WORK/b_mptcp.err")"
+else
+	set -- $(shares "$a0" "$a1")
+	[ "$1" -ge 10 ] && [ "$2" -ge 10 ] || fail "b, MPTCP: A's eth0 took $1%, eth1 $2% (each at least 10%)"
+	echo "b, MPTCP: $(grep '^railprog bw ' "$WORK/b_mptcp" | cut -d' ' -f3-); A's eth0 $1%, eth1 $2%"
+fi
 grid_down
 
 # ---- d: A dual, B single, C dual ----------------------------------------

@@ -167,9 +167,13 @@ def _tune(host, key, val, where):
         if not re.fullmatch(r'[a-z0-9_]*', val):
             raise SpecError(f'{where}: bad congestion control {val!r}')
         host['cc'] = val
+    elif key == 'mptcp':
+        if val not in ('on', 'off'):
+            raise SpecError(f'{where}: mptcp is on or off, not {val!r}')
+        host['mptcp'] = val == 'on'
     else:
         raise SpecError(f'{where}: unknown host key {key!r} '
-                        '(offsite, rmem, wmem, window, cc)')
+                        '(offsite, rmem, wmem, window, cc, mptcp)')
 
 
 def parse(text, source, overrides):
@@ -263,7 +267,7 @@ def parse(text, source, overrides):
                     raise SpecError(f'{where}: "switches" is the grid\'s own name')
                 h = {'site': topo.switches[nics[0]['switch']]['site'],
                      'nics': [dict(n) for n in nics], 'offsite': 0,
-                     'rmem': None, 'wmem': None, 'window': 0, 'cc': ''}
+                     'rmem': None, 'wmem': None, 'window': 0, 'cc': '', 'mptcp': False}
                 for k, v in keys:
                     _tune(h, k, v, where)
                 topo.hosts[name] = h

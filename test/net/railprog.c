@@ -26,7 +26,8 @@
  *                         (all senders' bytes over the time until the last
  *                         arrived, best of three rounds) and per sender
  *                         "railprog sender R SECONDS MBITS"
- *   lat ITERS             ranks 0 and 1: 8-byte ping-pong, prints
+ *   lat ITERS             ranks 0 and 1: 8-byte ping-pong (after a 4 MiB
+ *                         message each way, which opens the rails), prints
  *                         "railprog lat ITERS MIN_US MEDIAN_US"
  * Errors print "railprog: rank R: ..." and abort.
  */
@@ -218,9 +219,15 @@ static void burst(long bytes, long iters)
 		fill((uint32_t *)buf, (size_t)bytes, rank, 0);
 	for (r = 0; r < 4; r++) {   /* round 0 warms up */
 		double t0, t;
-		int active = size - 1;
+		int active = size - 1, go = r;
 
-		MPI_Barrier(MPI_COMM_WORLD);
+		/* rank 0 starts each sender: no collective, so that clients
+		 * with no network in common (paper B's g) need not meet */
+		if (rank == 0)
+			for (s = 1; s < size; s++)
+				MPI_Send(&go, 1, MPI_INT, s, 1, MPI_COMM_WORLD);
+		else
+			MPI_Recv(&go, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		t0 = MPI_Wtime();
 		if (rank) {
 			for (i = 0; i < iters; i++)
@@ -270,10 +277,22 @@ static void burst(long bytes, long iters)
 static void lat(long iters)
 {
 	double *t = malloc(sizeof(double) * (size_t)iters), v = 0;
+	char *big = malloc(4 << 20);
 	long i;
 
-	if (!t)
+	if (!t || !big)
 		die("no memory");
+	/* one 4 MiB message each way first: striped, so that the pair's rail
+	 * connections are open while the small ones are timed */
+	memset(big, 1, 4 << 20);
+	if (rank == 0) {
+		MPI_Send(big, 4 << 20, MPI_BYTE, 1, 2, MPI_COMM_WORLD);
+		MPI_Recv(big, 4 << 20, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	} else if (rank == 1) {
+		MPI_Recv(big, 4 << 20, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		MPI_Send(big, 4 << 20, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
+	}
+	free(big);
 	for (i = -10; i < iters; i++) {
 		double t0 = MPI_Wtime();
 
