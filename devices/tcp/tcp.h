@@ -181,7 +181,7 @@ struct tcp_conn {
 	struct tcp_report_rail report[TCP_RAILS_MAX];
 	/* the kernel's byte counts at the last look (tcp_stripe.c), and
 	 * which card address is its local end (-1: none) */
-	uint64_t info_tx, info_rx;
+	uint64_t info_rx;
 	double rx_at;         /* when a look last found bytes read */
 	int lidx_set, lidx;
 

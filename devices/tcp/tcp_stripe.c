@@ -127,11 +127,9 @@ struct tcp_stripe {
 	double w[TCP_SLOTS_MAX + 1];   /* [0]: the main connection, [k]: slot k */
 	int stale;                /* connections or shares changed: set sched again */
 	double share[TCP_RAILS_MAX];
-	uint64_t tx[TCP_RAILS_MAX], tx_mark[TCP_RAILS_MAX];  /* kernel's bytes sent per rail */
-	uint64_t striped[TCP_RAILS_MAX];   /* striped payload bytes put on each rail */
 	unsigned reports_in;
 	/* the reports' counts and what was sent, decayed by tcp_rail_memory */
-	double acc_arrive[TCP_RAILS_MAX], acc_path[TCP_RAILS_MAX], acc_sent[TCP_RAILS_MAX];
+	double acc_arrive[TCP_RAILS_MAX], acc_path[TCP_RAILS_MAX];
 	double acc_busy[TCP_RAILS_MAX];   /* sum of R_k * b_k, for b_k over them */
 	double acc_total;
 	/* receiving */
@@ -577,7 +575,6 @@ michi_status_t tcp_stripe_send(struct tcp_peer *p, int peer, const struct iovec 
 		p->sq_tail->split = s;
 	}
 	if (st->main_rail >= 0) {
-		st->striped[st->main_rail] += head;
 		rail_bytes[st->main_rail] += head;
 	}
 	off = head;
@@ -599,7 +596,6 @@ michi_status_t tcp_stripe_send(struct tcp_peer *p, int peer, const struct iovec 
 			tcp_split_part_done(s, p->fail_st < 0 ? p->fail_st : MICHI_ERR_PEER);
 			continue;
 		}
-		st->striped[sl->rail] += (size_t)ch->h.len;
 		rail_bytes[sl->rail] += (size_t)ch->h.len;
 		last[k] = ch;
 		tcp.nqueued++;
@@ -1035,7 +1031,7 @@ static void fold_conn(struct tcp_conn *c, struct tcp_stripe *st, int rail, unsig
 {
 	struct tcp_info ti;
 	socklen_t len = sizeof(ti);
-	uint64_t tx, rx;
+	uint64_t rx;
 
 	if (!c || c->fd < 0 || c->state != TCP_CONN_UP)
 		return;
@@ -1051,15 +1047,10 @@ static void fold_conn(struct tcp_conn *c, struct tcp_stripe *st, int rail, unsig
 			  local_index(me.sin_addr) : -1;
 		c->lidx_set = 1;
 	}
-	/* sent: retransmissions included, so that what the path lost shows */
-	tx = ti.tcpi_bytes_sent - c->info_tx;
 	rx = ti.tcpi_bytes_received - c->info_rx;
-	c->info_tx = ti.tcpi_bytes_sent;
 	c->info_rx = ti.tcpi_bytes_received;
-	if (st && rail >= 0) {
-		st->tx[rail] += tx;
+	if (st && rail >= 0)
 		st->rx[rail] += rx;
-	}
 	all_rx += rx;
 	if (rx)
 		c->rx_at = now;
@@ -1113,7 +1104,6 @@ static void stripe_marks(struct tcp_stripe *st)
 	st->all_mark = all_rx;
 	for (k = 0; k < st->nrails; k++) {
 		st->rx_mark[k] = st->rx[k];
-		st->tx_mark[k] = st->tx[k];
 		st->link_mark[k] = st->rail[k].lidx >= 0 ? link_rx[st->rail[k].lidx] : 0;
 	}
 }
@@ -1215,10 +1205,9 @@ void tcp_stripe_report_in(struct tcp_conn *c)
 
 	if (!st || c->hdr[1] != (uint64_t)st->nrails)
 		return;   /* a report on rails we do not have: stale, ignored */
-	fold_peer(c->peer, michi_wtime());
-	/* an interval's R_k against S_k differs by what was in flight at
-	 * its ends (a 100 ms interval at 100 Mb/s holds 1.25 MB, a window
-	 * some hundred kB): the rule sees decayed sums over several */
+	/* one interval's counts are noisy (what was in flight at its ends:
+	 * a 100 ms interval at 100 Mb/s holds 1.25 MB, a window some hundred
+	 * kB): the rule sees decayed sums over several */
 	st->acc_total = st->acc_total * d + (double)c->hdr[2];
 	for (k = 0; k < st->nrails; k++) {
 		double R = (double)c->report[k].arrive;
@@ -1231,26 +1220,23 @@ void tcp_stripe_report_in(struct tcp_conn *c)
 		st->acc_arrive[k] = st->acc_arrive[k] * d + R;
 		st->acc_busy[k] = st->acc_busy[k] * d + R * b;
 		st->acc_path[k] = st->acc_path[k] * d + (double)c->report[k].path_total;
-		/* A_k = R_k / S_k is the paper's sign of loss at a switch; TCP
-		 * sends lost bytes again, and their cost shows in R_k / b_k,
-		 * while the kernel's S_k (retransmissions and an interval's edge)
-		 * only adds noise: S_k is taken as R_k (the kernel's count is
-		 * kept for the log) */
-		st->acc_sent[k] = st->acc_sent[k] * d + (double)(st->tx[k] - st->tx_mark[k]);
-		st->tx_mark[k] = st->tx[k];
 		rep[k].arrive = (uint64_t)(st->acc_arrive[k] + 0.5);
 		rep[k].path_total = (uint64_t)(st->acc_path[k] + 0.5);
 		rep[k].arrive_total = (uint64_t)(st->acc_total + 0.5);
 		rep[k].users = (uint32_t)c->report[k].users;
 		rep[k].busy = st->acc_arrive[k] > 0 ?
 			      (uint32_t)(st->acc_busy[k] / st->acc_arrive[k] * 1e6 + 0.5) : 0;
+		/* A_k = R_k / S_k is the paper's sign of loss at a switch; TCP
+		 * sends lost bytes again, and their cost shows in R_k / b_k,
+		 * while the kernel's S_k (tcpi_bytes_sent) against R_k differed
+		 * by 40 % on one rail of the multirail grid: S_k is taken as R_k */
 		sent[k] = rep[k].arrive;
 	}
 	stripe_weigh(st, rep, sent);
 	st->reports_in++;
 	for (k = 0; k < st->nrails; k++)
 		michi_debug("tcp: rank %d to rank %d: report %u, rail %d: R %llu of %llu, b %.3f, "
-			    "S %llu, share %.3f", tcp.rank, c->peer, st->reports_in, k,
+			    "share %.3f", tcp.rank, c->peer, st->reports_in, k,
 			    (unsigned long long)rep[k].arrive, (unsigned long long)rep[k].path_total,
-			    rep[k].busy / 1e6, (unsigned long long)(st->acc_sent[k] + 0.5), st->share[k]);
+			    rep[k].busy / 1e6, st->share[k]);
 }
