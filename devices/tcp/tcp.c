@@ -44,7 +44,7 @@ static int tcp_poll(int timeout_ms)
 	n = epoll_wait(tcp.epfd, ev, 32, timeout_ms);
 	for (i = 0; i < n; i++)
 		tcp_conn_event(ev[i].data.ptr, ev[i].events);
-	if (unlikely(tcp.timed.timed_next != &tcp.timed || tcp.n_retrying))
+	if (unlikely(tcp.timed.timed_next != &tcp.timed || tcp.n_ticking))
 		tcp_conn_timers();
 	if (unlikely(tcp.n_notify))
 		tcp_peer_notify();

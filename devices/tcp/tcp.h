@@ -26,11 +26,18 @@
  * further frame until every chunk of a striped one is in. The receiver
  * reports what each rail delivered (TCP_REPORT_LEN frames), from which the
  * sender weighs the rails (tcp_rail.h's rules).
+ *
+ * Failover (tcp_resume.c): with more than one rail, every connection of
+ * the pair is a resilient stream (struct tcp_stream): what it sent is
+ * kept until TCP_ACK_LEN frames say the peer read it, and a lost socket
+ * is replaced by a new one on another rail (a hello with `resume`), the
+ * stream going on from what each end has read.
  */
 #ifndef MICHI_TCP_H
 #define MICHI_TCP_H
 
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,9 +56,13 @@
 /* A device frame: the receiver's report on the rails, hdr[1] of struct
  * tcp_report_rail in the payload, hdr[2] R_j (tcp_rail.h). */
 #define TCP_REPORT_LEN  (UINT64_MAX - 2)
+/* A device frame: how much of each of the pair's resilient streams the
+ * sender has read, hdr[1] uint64_t counts in the payload, the main
+ * stream's first, then rail connection 1.. (tcp_resume.c). */
+#define TCP_ACK_LEN     (UINT64_MAX - 3)
 #define TCP_SLOTS_MAX   7    /* rail connections a peer pair, main not counted */
 #define TCP_HELLO_MAGIC "MICHI"
-#define TCP_VERSION     1
+#define TCP_VERSION     2
 #define TCP_BOM         0x01020304u
 #define TCP_SENDQ_IOV   64   /* iovecs gathered per sendmsg when flushing */
 #define TCP_DIRECT_MAX  16   /* cap of the tcp_direct_poll tunable */
@@ -64,6 +75,9 @@ struct tcp_hello {
 	uint8_t key[16];      /* the job key */
 	int32_t rank;         /* connector's world rank */
 	uint32_t slot;        /* 0: main connection; k: rail connection k of the pair */
+	uint32_t resume;      /* n > 0: a new socket for that stream, the
+			       * connector's n-th try (tcp_resume.c) */
+	uint64_t read;        /* resume: the stream bytes the connector has read */
 };
 
 /* Before each chunk on a rail connection. */
@@ -107,6 +121,17 @@ static inline int tcp_hello_check(const void *buf, size_t len, const uint8_t key
 		snprintf(why, wl, "not a michi handshake (bad magic)");
 		return TCP_REPLY_BADKEY;
 	}
+	/* another version's hello may have another length: judge it by
+	 * its version field as soon as that is in */
+	if (len >= offsetof(struct tcp_hello, bom)) {
+		uint16_t v;
+
+		memcpy(&v, (const char *)buf + offsetof(struct tcp_hello, version), sizeof(v));
+		if (v != TCP_VERSION) {
+			snprintf(why, wl, "version %u differs from ours (%u)", v, TCP_VERSION);
+			return TCP_REPLY_BADKEY;
+		}
+	}
 	if (len < sizeof(in))
 		return -1;
 	memcpy(&in, buf, sizeof(in));
@@ -133,6 +158,8 @@ struct tcp_reply {
 	uint16_t version;
 	int32_t status;       /* enum tcp_reply_status */
 	int32_t rank;         /* acceptor's world rank */
+	uint32_t pad;
+	uint64_t read;        /* resume: the stream bytes the acceptor has read */
 };
 
 enum tcp_conn_state {
@@ -142,6 +169,32 @@ enum tcp_conn_state {
 	TCP_CONN_UP,          /* carries frames */
 	TCP_CONN_CLOSED,      /* on the dead list, freed at the end of progress */
 	TCP_CONN_LISTEN,
+	TCP_CONN_DOWN,        /* a resilient stream whose socket was lost: no fd */
+};
+
+/* A resilient stream's state (tcp_resume.c): stream offsets count the
+ * bytes after the handshake, over every socket it had. */
+struct tcp_stream {
+	char *buf;            /* ring: stream bytes [acked, tx) */
+	size_t cap;
+	uint64_t base;        /* the stream offset at buf[0] */
+	uint64_t tx;          /* bytes written */
+	uint64_t acked;       /* bytes the peer has read (its acks) */
+	uint64_t replay;      /* next byte to write again after a resume */
+	uint64_t rx_base;     /* bytes read on earlier sockets */
+	uint64_t rx_seen;     /* bytes read on this one, at the last look */
+	uint64_t told;        /* the count of ours the peer last heard */
+	size_t hs;            /* handshake bytes read on this socket */
+	int rail, home;       /* the rail of its socket now, and its own */
+	int down, tries, noring;
+	int old_fd;           /* a move's old socket, closed when the new one is taken */
+	double down_since, retry_at, backoff, move_at, ack_at;
+	int try_rail;
+	unsigned failovers;
+	uint32_t attempt;     /* our last resume connection's number (its hello's) */
+	uint32_t peer_attempt;   /* the peer's last one we took: older ones are stale */
+	double reach_at;      /* when a resume connection of ours last connected */
+	struct tcp_conn *out; /* our connection to resume it, in flight */
 };
 
 struct tcp_conn {
@@ -154,6 +207,8 @@ struct tcp_conn {
 	int eof;
 	int direct;           /* in tcp.direct[]: polled by reading, not by epoll */
 	int slot;             /* 0: main connection; k: the pair's rail connection k */
+	int resume;           /* a connection that resumes stream `slot` */
+	struct tcp_stream *sm;   /* resilient: a peer pair with rails (tcp_resume.c) */
 	int special;          /* main: TCP_RX_* of the frame in progress */
 	int wait_stripe;      /* main: its part of a striped frame is in, chunks are not */
 	uint32_t events;      /* epoll mask now registered */
@@ -179,6 +234,7 @@ struct tcp_conn {
 	int ch_last;          /* the chunk is its connection's last of the frame */
 	/* main: a report being received */
 	struct tcp_report_rail report[TCP_RAILS_MAX];
+	uint64_t acks[TCP_SLOTS_MAX + 1];   /* main: an ack frame being received */
 	/* the kernel's byte counts at the last look (tcp_stripe.c), and
 	 * which card address is its local end (-1: none) */
 	uint64_t info_rx;
@@ -192,7 +248,7 @@ struct tcp_conn {
 /* main: TCP_RX_STRIPE while chunks are to come, TCP_RX_PART while the
  * main connection's own part of a striped frame is (tcp_stripe.c times
  * both), TCP_RX_REPORT while a report's payload is */
-enum { TCP_RX_STRIPE = 1, TCP_RX_REPORT = 2, TCP_RX_PART = 4 };
+enum { TCP_RX_STRIPE = 1, TCP_RX_REPORT = 2, TCP_RX_PART = 4, TCP_RX_ACK = 8 };
 
 struct tcp_split;
 
@@ -281,6 +337,9 @@ struct tcp_state {
 	struct tcp_peer *peers;
 	struct tcp_conn timed;    /* list head of conns with deadlines */
 	int n_retrying;           /* peers waiting for a connect retry */
+	int n_ticking;            /* retrying peers and resilient streams: timers run */
+	int n_down;               /* resilient streams without a socket */
+	double tick_at;
 	int n_notify;             /* peers with a pending peer_failed upcall */
 	struct tcp_conn *dead;
 	int finalizing;           /* enum tcp_fin */
@@ -331,6 +390,8 @@ michi_status_t tcp_peer_card(int peer);
 struct tcp_conn *tcp_conn_open(int peer, const struct sockaddr_in *to, const struct in_addr *from);
 void tcp_conn_reply(struct tcp_conn *c, int status);
 void tcp_conn_reject(struct tcp_conn *c, int status, const char *why);
+void tcp_conn_reply_read(struct tcp_conn *c, int status, uint64_t read);
+int tcp_conn_take_fd(struct tcp_conn *c);
 
 /* tcp_send.c */
 michi_status_t tcp_send(int peer, const struct iovec *iov, int iovcnt, void *cookie);
@@ -361,7 +422,33 @@ int tcp_stripe_recv(struct tcp_conn *l);
 int tcp_stripe_recv_all(struct tcp_conn *c);
 void tcp_stripe_report_in(struct tcp_conn *c);
 void tcp_stripe_free(void);
-enum { TCP_PV_BYTES, TCP_PV_SHARE, TCP_PV_LIVE };
+void tcp_stripe_resilient(struct tcp_peer *p, size_t hs);
+void tcp_stripe_changed(struct tcp_peer *p);
+int tcp_stripe_rail_of(struct tcp_peer *p, struct in_addr local);
+int tcp_stripe_rail_addr(struct tcp_peer *p, int r, struct sockaddr_in *to,
+			 struct in_addr *from, int *bound);
+int tcp_stripe_nrails(const struct tcp_peer *p);
+int tcp_stripe_nslots(const struct tcp_peer *p);
+struct tcp_stripe *tcp_stripe_next(const struct tcp_stripe *st);
+int tcp_stripe_peer(const struct tcp_stripe *st);
+void tcp_stripe_drop_slot(struct tcp_peer *p, int k);
+double tcp_rail_interval_get(void);
+enum { TCP_PV_BYTES, TCP_PV_SHARE, TCP_PV_LIVE, TCP_PV_FAILOVERS };
+
+/* tcp_resume.c: resilient streams (failover) */
+extern int tcp_rail_failover MICHI_HIDDEN;
+ssize_t tcp_stream_sendmsg(struct tcp_conn *c, struct msghdr *msg);
+int tcp_stream_replay(struct tcp_conn *c);
+void tcp_stream_make(struct tcp_conn *c, int rail, size_t hs);
+void tcp_stream_free(struct tcp_conn *c);
+int tcp_stream_lost(struct tcp_conn *c, int err);
+void tcp_stream_hello(struct tcp_conn *c, struct tcp_hello *h);
+void tcp_stream_resume_in(struct tcp_conn *c, struct tcp_peer *p, const struct tcp_hello *h);
+void tcp_stream_resume_reply(struct tcp_conn *c, struct tcp_peer *p, const struct tcp_reply *r);
+void tcp_stream_out_failed(struct tcp_conn *c, int err);
+void tcp_stream_ack_in(struct tcp_conn *c);
+void tcp_stream_tick(void);
+uint64_t tcp_stream_failovers(struct tcp_peer *p, int rail);
 uint64_t tcp_stripe_pvar(int arg);
 
 /* tcp_dyn.c: peers of other jobs */

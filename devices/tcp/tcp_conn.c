@@ -128,7 +128,7 @@ void tcp_conn_set_events(struct tcp_conn *c, uint32_t events)
 {
 	struct epoll_event ev = { .events = events, .data.ptr = c };
 
-	if (c->events == events || c->state == TCP_CONN_CLOSED)
+	if (c->events == events || c->state == TCP_CONN_CLOSED || c->fd < 0)
 		return;
 	if (epoll_ctl(tcp.epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
 		c->events = events;
@@ -188,6 +188,7 @@ void tcp_conn_close(struct tcp_conn *c)
 {
 	if (c->state == TCP_CONN_CLOSED)
 		return;
+	tcp_stream_free(c);
 	tcp_direct_del(c);
 	tcp_conn_timed_del(c);
 	epoll_ctl(tcp.epfd, EPOLL_CTL_DEL, c->fd, NULL);
@@ -196,6 +197,21 @@ void tcp_conn_close(struct tcp_conn *c)
 	c->state = TCP_CONN_CLOSED;
 	c->dead_next = tcp.dead;
 	tcp.dead = c;
+}
+
+/* The socket of handshake connection c, for a stream that takes it over
+ * (its epoll entry stays: the caller points it at the stream); c goes. */
+int tcp_conn_take_fd(struct tcp_conn *c)
+{
+	int fd = c->fd;
+
+	tcp_direct_del(c);
+	tcp_conn_timed_del(c);
+	c->fd = -1;
+	c->state = TCP_CONN_CLOSED;
+	c->dead_next = tcp.dead;
+	tcp.dead = c;
+	return fd;
 }
 
 void tcp_conn_reap(void)
@@ -388,6 +404,7 @@ static void tcp_peer_retry_later(struct tcp_peer *p, double delay)
 	if (!p->retrying) {
 		p->retrying = 1;
 		tcp.n_retrying++;
+		tcp.n_ticking++;
 	}
 }
 
@@ -396,6 +413,7 @@ static void tcp_peer_retry_clear(struct tcp_peer *p)
 	if (p->retrying) {
 		p->retrying = 0;
 		tcp.n_retrying--;
+		tcp.n_ticking--;
 	}
 }
 
@@ -432,6 +450,10 @@ static void tcp_conn_out_failed(struct tcp_conn *c, int err)
 	tcp_conn_close(c);
 	if (abandoned)
 		return;
+	if (c->resume) {
+		tcp_stream_out_failed(c, err);
+		return;
+	}
 	if (c->slot) {
 		/* rail connections are an optimization: carry on without */
 		tcp_stripe_out_failed(c);
@@ -461,7 +483,9 @@ static void tcp_conn_connected(struct tcp_conn *c)
 	}
 	memcpy(h.key, tcp.job->key, sizeof(h.key));
 	h.slot = (uint32_t)c->slot;
-	/* a fresh socket's send buffer takes 36 bytes whole */
+	if (c->resume)
+		tcp_stream_hello(c, &h);
+	/* a fresh socket's send buffer takes the hello's 48 bytes whole */
 	if (send(c->fd, &h, sizeof(h), MSG_NOSIGNAL) != (ssize_t)sizeof(h)) {
 		tcp_conn_out_failed(c, errno ? errno : EIO);
 		return;
@@ -470,8 +494,10 @@ static void tcp_conn_connected(struct tcp_conn *c)
 	tcp_conn_set_events(c, EPOLLIN);
 	/* The peer's kernel accepted us; its process answers from its next
 	 * MPI call, which may be any time later (a rank computing before its
-	 * first receive). Only TCP-level failures end the wait from here. */
-	tcp_conn_timed_del(c);
+	 * first receive). Only TCP-level failures end the wait from here;
+	 * but a resume may not wait long on a rail that may be cut again. */
+	if (!c->resume)   /* a resume's wait is bounded (tcp_stream_hello) */
+		tcp_conn_timed_del(c);
 }
 
 /* ---- handshake -------------------------------------------------------- */
@@ -521,6 +547,8 @@ static void tcp_conn_up(struct tcp_conn *c)
 	tcp_peer_retry_clear(p);
 	michi_debug("tcp: rank %d connected to rank %d via %s (%s)", tcp.rank, c->peer,
 		    c->name, c->outgoing ? "outgoing" : "incoming");
+	/* a pair with several rails: the main connection is resilient */
+	tcp_stripe_resilient(p, c->outgoing ? sizeof(struct tcp_reply) : sizeof(struct tcp_hello));
 	tcp_send_flush(p);
 	if (c->state == TCP_CONN_UP && c->rpos < c->rlen)
 		tcp_recv_parse(c);
@@ -528,8 +556,13 @@ static void tcp_conn_up(struct tcp_conn *c)
 
 void tcp_conn_reply(struct tcp_conn *c, int status)
 {
+	tcp_conn_reply_read(c, status, 0);
+}
+
+void tcp_conn_reply_read(struct tcp_conn *c, int status, uint64_t read)
+{
 	struct tcp_reply r = { .magic = TCP_HELLO_MAGIC, .version = TCP_VERSION,
-			       .status = status, .rank = tcp.rank };
+			       .status = status, .rank = tcp.rank, .read = read };
 
 	if (send(c->fd, &r, sizeof(r), MSG_NOSIGNAL) != (ssize_t)sizeof(r))
 		michi_debug("tcp: reply to %s: %m", c->name);
@@ -560,6 +593,10 @@ static void tcp_conn_hello_in(struct tcp_conn *c, const struct tcp_hello *h)
 	if (p->state == TCP_PEER_FAILED || p->state == TCP_PEER_DONE ||
 	    tcp.finalizing == TCP_FIN_CLOSE) {
 		tcp_conn_reject(c, TCP_REPLY_GONE, "rank is failed or finalized");
+		return;
+	}
+	if (h->resume) {
+		tcp_stream_resume_in(c, p, h);
 		return;
 	}
 	if (h->slot) {
@@ -603,6 +640,10 @@ static void tcp_conn_reply_in(struct tcp_conn *c)
 		tcp_conn_close(c);
 		return;
 	}
+	if (c->resume) {
+		tcp_stream_resume_reply(c, p, &r);
+		return;
+	}
 	if (c->slot) {
 		tcp_stripe_reply(c, p, r.status);
 		return;
@@ -637,7 +678,8 @@ static void tcp_conn_hs_read(struct tcp_conn *c)
 	char why[96];
 	/* a rail connection's chunks may follow its reply at once: leave
 	 * them in the socket */
-	ssize_t n = read(c->fd, c->rbuf + c->rlen, c->slot ? need - c->rlen : tcp_rbuf_size - c->rlen);
+	ssize_t n = read(c->fd, c->rbuf + c->rlen,
+			 c->slot || c->resume ? need - c->rlen : tcp_rbuf_size - c->rlen);
 
 	if (n <= 0) {
 		int err = n == 0 ? ECONNRESET : errno;
@@ -754,6 +796,8 @@ void tcp_conn_timers(void)
 		if (p->state == TCP_PEER_CONNECTING && !p->conn && !p->out)
 			tcp_peer_attempt(i);
 	}
+	if (tcp.n_ticking > tcp.n_retrying)
+		tcp_stream_tick();
 }
 
 /* peer is gone: fail its queue now, tell MTMI from progress. */
@@ -802,6 +846,9 @@ void tcp_peer_lost(struct tcp_conn *c, int err)
 	struct tcp_peer *p = tcp_peer_of(peer);
 	michi_status_t st;
 
+	/* a pair with rails: the stream goes on over another socket */
+	if (tcp_stream_lost(c, err))
+		return;
 	if (c->goodbye || tcp.finalizing) {
 		/* orderly: the peer said goodbye, or we are leaving. A reset
 		 * after a goodbye only means it closed with our frames unread */

@@ -112,7 +112,11 @@ static void describe_bytes(char *buf, size_t len)
 	  TCP_PV_SHARE * 16 + k, "the share of striped bytes rail " #k " gets now, in " \
 	  "thousandths, the mean over this rank's peer pairs with such a rail", NULL }, \
 	{ "tcp_rail" #k "_live", MICHI_TVAR_LEVEL, MICHI_TVAR_TUNER_DETAIL, tcp_stripe_pvar, \
-	  TCP_PV_LIVE * 16 + k, "peers to which this rank's rail " #k " has a connection up", NULL }
+	  TCP_PV_LIVE * 16 + k, "peers to which this rank's rail " #k " has a connection up", NULL }, \
+	{ "tcp_rail" #k "_failovers", MICHI_TVAR_COUNTER, MICHI_TVAR_USER_DETAIL, tcp_stripe_pvar, \
+	  TCP_PV_FAILOVERS * 16 + k, "times a connection of this rank's whose own rail is " #k \
+	  " lost its socket (or moved back home) and went on over a new one, since its peer " \
+	  "pair connected", NULL }
 
 static const struct michi_tvar_pvar tcp_pvars[] = {
 	{ "tcp_bytes_sent", MICHI_TVAR_COUNTER, MICHI_TVAR_USER_DETAIL, read_bytes, 0,

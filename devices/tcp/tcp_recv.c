@@ -41,6 +41,12 @@ static void __attribute__((noinline)) tcp_recv_frame_special(struct tcp_conn *c)
 		tcp_stripe_report_in(c);
 		return;
 	}
+	if (c->special & TCP_RX_ACK) {
+		c->special &= ~TCP_RX_ACK;
+		c->rx_active = 0;
+		tcp_stream_ack_in(c);
+		return;
+	}
 	if (c->special & TCP_RX_PART) {
 		c->special &= ~TCP_RX_PART;
 		tcp_stripe_part_done(c);
@@ -64,6 +70,30 @@ static inline void tcp_recv_frame_done(struct tcp_conn *c)
 	tcp.up.recv_done(c->peer, &c->rx);
 }
 
+/* A device frame of hdr[1] entries of `size` bytes (at most max) comes
+ * into buf; `what` and `unit` name it and its entries in the error. */
+static void tcp_recv_device_payload(struct tcp_conn *c, void *buf, uint64_t max, size_t size,
+				    int flag, const char *what, const char *unit)
+{
+	uint64_t n = c->hdr[1];
+
+	if (n > max) {
+		tcp_peer_fail(c->peer, michi_err(MICHI_ERR_PEER, "tcp: rank %d sent rank %d %s "
+						 "%llu %s", c->peer, tcp.rank, what,
+						 (unsigned long long)n, unit));
+		return;
+	}
+	c->rx.buf = buf;
+	c->rx.cap = n * size;
+	c->rx.cookie = NULL;
+	c->rx_len = c->rx_ulen = c->rx.cap;
+	c->rx_got = 0;
+	c->rx_active = 1;
+	c->special |= flag;
+	if (!n)
+		tcp_recv_frame_done(c);
+}
+
 /* A device frame's header (len one of the markers). */
 static void __attribute__((noinline)) tcp_recv_marker(struct tcp_conn *c, uint64_t len)
 {
@@ -73,23 +103,11 @@ static void __attribute__((noinline)) tcp_recv_marker(struct tcp_conn *c, uint64
 		c->split_next = c->hdr[1];
 		c->split_seq = c->hdr[2];
 	} else if (len == TCP_REPORT_LEN) {
-		uint64_t n = c->hdr[1];
-
-		if (n > TCP_RAILS_MAX) {
-			tcp_peer_fail(c->peer, michi_err(MICHI_ERR_PEER, "tcp: rank %d sent rank %d "
-				      "a report on %llu rails", c->peer, tcp.rank,
-				      (unsigned long long)n));
-			return;
-		}
-		c->rx.buf = c->report;
-		c->rx.cap = n * sizeof(c->report[0]);
-		c->rx.cookie = NULL;
-		c->rx_len = c->rx_ulen = c->rx.cap;
-		c->rx_got = 0;
-		c->rx_active = 1;
-		c->special |= TCP_RX_REPORT;
-		if (!n)
-			tcp_recv_frame_done(c);
+		tcp_recv_device_payload(c, c->report, TCP_RAILS_MAX, sizeof(c->report[0]),
+					TCP_RX_REPORT, "a report on", "rails");
+	} else if (len == TCP_ACK_LEN) {
+		tcp_recv_device_payload(c, c->acks, TCP_SLOTS_MAX + 1, sizeof(c->acks[0]),
+					TCP_RX_ACK, "an ack on", "streams");
 	} else {
 		tcp_peer_fail(c->peer, michi_err(MICHI_ERR_PEER, "tcp: rank %d sent rank %d a "
 			      "device frame of an unknown kind", c->peer, tcp.rank));
@@ -104,7 +122,7 @@ static inline void tcp_recv_hdr(struct tcp_conn *c)
 	memcpy(c->hdr, c->rbuf + c->rpos, MICHI_FRAME_HDR_SIZE);
 	c->rpos += MICHI_FRAME_HDR_SIZE;
 	len = c->hdr[0];
-	if (unlikely(len >= TCP_REPORT_LEN)) {
+	if (unlikely(len >= TCP_ACK_LEN)) {
 		tcp_recv_marker(c, len);
 		return;
 	}

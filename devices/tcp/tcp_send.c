@@ -72,6 +72,26 @@ michi_status_t tcp_send_partial(int peer, const struct iovec *iov, int iovcnt, v
 	return tcp_send_queue(p, iov, iovcnt, (size_t)n, cookie, 0);
 }
 
+/* A peer pair with rails: every frame is kept in the main stream's ring
+ * as it goes out (tcp_resume.c), so the inline path is not taken. */
+static michi_status_t tcp_send_stream(struct tcp_peer *p, int peer, const struct iovec *iov,
+				      int iovcnt, void *cookie)
+{
+	struct msghdr m = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)iovcnt };
+	size_t total = iov[0].iov_len + *(const uint64_t *)iov[0].iov_base;
+	ssize_t n = tcp_stream_sendmsg(p->conn, &m);
+
+	if ((size_t)n == total)
+		return MICHI_OK;
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+		    !tcp_stream_lost(p->conn, errno))
+			return tcp_send_error(p, peer, errno);
+		n = 0;
+	}
+	return tcp_send_queue(p, iov, iovcnt, (size_t)n, cookie, 0);
+}
+
 /* Not connected, frames already queued, or the peer is gone. */
 michi_status_t tcp_send_slow(int peer, const struct iovec *iov, int iovcnt, void *cookie)
 {
@@ -85,6 +105,8 @@ michi_status_t tcp_send_slow(int peer, const struct iovec *iov, int iovcnt, void
 	if (unlikely(p->state == TCP_PEER_DONE))
 		return michi_err(MICHI_ERR_PEER, "rank %d cannot send to rank %d: it has finalized",
 				 tcp.rank, peer);
+	if (p->state == TCP_PEER_UP && p->conn && p->conn->sm && !p->sq_head)
+		return tcp_send_stream(p, peer, iov, iovcnt, cookie);
 	if (p->state == TCP_PEER_IDLE) {
 		michi_status_t st = tcp_peer_connect(peer);
 
@@ -235,7 +257,24 @@ void tcp_send_flush(struct tcp_peer *p)
 	struct iovec iov[TCP_SENDQ_IOV];
 	struct tcp_conn *c = p->conn;
 
-	while (p->sq_head && p->state == TCP_PEER_UP) {
+	if (c && c->sm && p->state == TCP_PEER_UP) {
+		int r;
+
+		if (c->state != TCP_CONN_UP)
+			return;       /* resuming: the queue waits */
+		r = tcp_stream_replay(c);
+		if (r < 0 && tcp_stream_lost(c, errno))
+			return;
+		if (r < 0) {
+			tcp_send_error(p, (int)(p - tcp.peers), errno);
+			return;
+		}
+		if (r == 0) {
+			tcp_conn_set_events(c, EPOLLIN | EPOLLOUT);
+			return;
+		}
+	}
+	while (p->sq_head && p->state == TCP_PEER_UP && c->state == TCP_CONN_UP) {
 		struct msghdr msg = { .msg_iov = iov };
 		struct tcp_sendq *q;
 		size_t want = 0;
@@ -257,26 +296,28 @@ void tcp_send_flush(struct tcp_peer *p)
 			continue;
 		}
 		msg.msg_iovlen = (size_t)k;
-		n = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = tcp_stream_sendmsg(c, &msg);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				break;
-			tcp_send_error(p, (int)(p - tcp.peers), errno);
+			if (!tcp_stream_lost(c, errno))
+				tcp_send_error(p, (int)(p - tcp.peers), errno);
 			return;
 		}
 		tcp_sendq_advance(p, (size_t)n);
 		if ((size_t)n < want)
 			break;
 	}
-	if (p->state != TCP_PEER_UP)
+	if (p->state != TCP_PEER_UP || c->state != TCP_CONN_UP)
 		return;
 	if (p->sq_head) {
 		tcp_conn_set_events(c, EPOLLIN | EPOLLOUT);
 	} else {
 		tcp_conn_set_events(c, EPOLLIN);
-		tcp_fast_fd[p - tcp.peers] = c->fd;
+		if (!c->sm)
+			tcp_fast_fd[p - tcp.peers] = c->fd;
 	}
 }
 

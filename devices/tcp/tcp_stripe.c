@@ -302,8 +302,7 @@ struct tcp_stripe *tcp_stripe_get(int peer)
 
 	if (p->stripe)
 		return p->stripe;
-	if (p->stripe_off || p->dyn || !tcp_stripe_min || tcp_mptcp || p->state != TCP_PEER_UP ||
-	    !p->conn)
+	if (p->stripe_off || p->dyn || tcp_mptcp || p->state != TCP_PEER_UP || !p->conn)
 		return NULL;
 	if (!p->naddr && tcp_peer_card(peer) < 0) {
 		p->stripe_off = 1;
@@ -393,7 +392,7 @@ static uint32_t slot_events(const struct tcp_conn *c, const struct tcp_slot *sl)
 	return (c->parked ? 0 : EPOLLIN) | (sl->head ? EPOLLOUT : 0);
 }
 
-static void slot_up(struct tcp_stripe *st, int k, struct tcp_conn *c)
+static void slot_up(struct tcp_stripe *st, int k, struct tcp_conn *c, size_t hs)
 {
 	struct tcp_slot *sl = &st->slot[k];
 
@@ -402,6 +401,8 @@ static void slot_up(struct tcp_stripe *st, int k, struct tcp_conn *c)
 	c->slot = k;
 	sl->conn = c;
 	st->stale = 1;
+	if (st->nrails > 1)
+		tcp_stream_make(c, sl->rail, hs);
 	michi_debug("tcp: rank %d has rail connection %d to rank %d via %s", tcp.rank, k,
 		    st->peer, c->name);
 }
@@ -428,7 +429,7 @@ void tcp_stripe_in(struct tcp_conn *c, struct tcp_peer *p, int k)
 	}
 	tcp_conn_reply(c, TCP_REPLY_OK);
 	sl->off = 0;
-	slot_up(st, k, c);
+	slot_up(st, k, c, sizeof(struct tcp_hello));
 }
 
 /* The peer answered our rail connection c. */
@@ -440,7 +441,7 @@ void tcp_stripe_reply(struct tcp_conn *c, struct tcp_peer *p, int status)
 	if (sl && sl->out == c)
 		sl->out = NULL;
 	if (sl && status == TCP_REPLY_OK && p->state == TCP_PEER_UP && !sl->conn) {
-		slot_up(st, c->slot, c);
+		slot_up(st, c->slot, c, sizeof(struct tcp_reply));
 		return;
 	}
 	tcp_conn_close(c);
@@ -462,23 +463,30 @@ void tcp_stripe_out_failed(struct tcp_conn *c)
 
 /* ---- sending ---------------------------------------------------------- */
 
+/* A connection up on its own rail (not lost, not moved to another). */
+static int conn_home(const struct tcp_conn *c)
+{
+	return c && c->state == TCP_CONN_UP && (!c->sm || c->sm->rail == c->sm->home);
+}
+
 /* Weights of the main connection (0) and the slots for the parts:
- * a rail's share over its connections that are up. */
+ * a rail's share over its connections that are up on it. */
 static void stripe_sched(struct tcp_stripe *st)
 {
+	const struct tcp_conn *m = tcp.peers[st->peer].conn;
 	double w[TCP_SLOTS_MAX + 1] = { 0 };
 	int up[TCP_RAILS_MAX] = { 0 };
 	int k;
 
-	if (st->main_rail >= 0)
+	if (st->main_rail >= 0 && conn_home(m))
 		up[st->main_rail]++;
 	for (k = 1; k <= st->nslots; k++)
-		if (st->slot[k].conn)
+		if (conn_home(st->slot[k].conn))
 			up[st->slot[k].rail]++;
-	if (st->main_rail >= 0)
+	if (st->main_rail >= 0 && conn_home(m))
 		w[0] = st->share[st->main_rail] / up[st->main_rail];
 	for (k = 1; k <= st->nslots; k++)
-		if (st->slot[k].conn)
+		if (conn_home(st->slot[k].conn))
 			w[k] = st->share[st->slot[k].rail] / up[st->slot[k].rail];
 	memcpy(st->w, w, sizeof(st->w));
 	st->stale = 0;
@@ -573,6 +581,8 @@ michi_status_t tcp_stripe_send(struct tcp_peer *p, int peer, const struct iovec 
 			return stt;
 		}
 		p->sq_tail->split = s;
+		if (p->conn->sm)
+			tcp_send_flush(p);   /* resilient: nothing goes inline */
 	}
 	if (st->main_rail >= 0) {
 		rail_bytes[st->main_rail] += head;
@@ -628,6 +638,21 @@ void tcp_stripe_flush(struct tcp_peer *p, int k)
 	struct tcp_slot *sl = &st->slot[k];
 	struct tcp_conn *c = sl->conn;
 
+	if (!c || c->state != TCP_CONN_UP)
+		return;               /* resuming: the chunks wait */
+	if (c->sm) {
+		int r = tcp_stream_replay(c);
+
+		if (r < 0) {
+			if (!tcp_stream_lost(c, errno))
+				tcp_send_error(p, (int)(p - tcp.peers), errno);
+			return;
+		}
+		if (r == 0) {
+			tcp_conn_set_events(c, slot_events(c, sl) | EPOLLOUT);
+			return;
+		}
+	}
 	while (sl->head) {
 		struct iovec iov[TCP_SENDQ_IOV];
 		struct msghdr msg = { .msg_iov = iov };
@@ -647,13 +672,14 @@ void tcp_stripe_flush(struct tcp_peer *p, int k)
 			want += ch->left;
 		}
 		msg.msg_iovlen = (size_t)j;
-		n = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = tcp_stream_sendmsg(c, &msg);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				break;
-			tcp_send_error(p, (int)(p - tcp.peers), errno);
+			if (!tcp_stream_lost(c, errno))
+				tcp_send_error(p, (int)(p - tcp.peers), errno);
 			return;
 		}
 		for (m = (size_t)n; sl->head;) {
@@ -872,6 +898,11 @@ int tcp_stripe_recv(struct tcp_conn *l)
 			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 				return got;
 			if (n <= 0) {
+				/* a resilient stream goes on over another socket,
+				 * unless the peer said goodbye */
+				if (!(c && c->goodbye) &&
+				    tcp_stream_lost(l, n == 0 ? 0 : errno))
+					return 1;
 				/* between chunks with none owed: the peer is done with it */
 				if (l->ch_got == 0 && !(c && (c->special & TCP_RX_STRIPE))) {
 					struct tcp_slot *sl = &st->slot[l->slot];
@@ -934,6 +965,8 @@ int tcp_stripe_recv(struct tcp_conn *l)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return got;
 		if (n <= 0) {
+			if (tcp_stream_lost(l, n == 0 ? 0 : errno))
+				return 1;
 			tcp_peer_fail(peer, michi_err(MICHI_ERR_PEER,
 				"rank %d lost its rail connection %d to rank %d at %s: %s", tcp.rank,
 				l->slot, peer, l->name, n == 0 ? "closed by the peer" : strerror(errno)));
@@ -1002,14 +1035,22 @@ uint64_t tcp_stripe_pvar(int arg)
 		return 0;
 	if (what == TCP_PV_BYTES)
 		return rail_bytes[k];
+	if (what == TCP_PV_FAILOVERS) {
+		uint64_t f = 0;
+
+		for (st = tcp.inited ? tcp.striped : NULL; st; st = st->next)
+			if (k < st->nrails)
+				f += tcp_stream_failovers(&tcp.peers[st->peer], k);
+		return f;
+	}
 	for (st = tcp.inited ? tcp.striped : NULL; st; st = st->next) {
 		const struct tcp_peer *p = &tcp.peers[st->peer];
-		int j, live = k == st->main_rail && p->conn;
+		int j, live = k == st->main_rail && conn_home(p->conn);
 
 		if (k >= st->nrails || p->stripe_off)
 			continue;
 		for (j = 1; j <= st->nslots; j++)
-			live |= st->slot[j].rail == k && st->slot[j].conn != NULL;
+			live |= st->slot[j].rail == k && conn_home(st->slot[j].conn);
 		if (what == TCP_PV_LIVE) {
 			n += live;
 		} else {
@@ -1181,11 +1222,15 @@ static void stripe_weigh(struct tcp_stripe *st, const struct tcp_rail_report *re
 	int live[TCP_RAILS_MAX], k, j;
 
 	for (k = 0; k < st->nrails; k++) {
+		const struct tcp_conn *m = tcp.peers[st->peer].conn;
+
 		rate[k] = st->rail[k].rate;
-		live[k] = k == st->main_rail;
-		/* a rail whose connections are up or may still come */
+		live[k] = k == st->main_rail && (!m || !m->sm || conn_home(m));
+		/* a rail whose connections are up or may still come, and
+		 * are not lost or moved off it */
 		for (j = 1; j <= st->nslots; j++)
-			live[k] |= st->slot[j].rail == k && !st->slot[j].off;
+			live[k] |= st->slot[j].rail == k && !st->slot[j].off &&
+				   (!st->slot[j].conn || conn_home(st->slot[j].conn));
 	}
 	tcp_weights_raw(stripe_rule(), st->nrails, live, rep, sent, rate, raw);
 	tcp_weights_smooth(st->nrails, live, raw, rep ? tcp_rail_beta : 1, tcp_rail_floor,
@@ -1239,4 +1284,104 @@ void tcp_stripe_report_in(struct tcp_conn *c)
 			    "share %.3f", tcp.rank, c->peer, st->reports_in, k,
 			    (unsigned long long)rep[k].arrive, (unsigned long long)rep[k].path_total,
 			    rep[k].busy / 1e6, st->share[k]);
+}
+
+/* ---- for failover (tcp_resume.c) --------------------------------------- */
+
+/* p's main connection c is up: with more than one rail it becomes a
+ * resilient stream (hs: the handshake bytes read on it). Both ends pair
+ * the rails alike, so both make it so. */
+void tcp_stripe_resilient(struct tcp_peer *p, size_t hs)
+{
+	int peer = (int)(p - tcp.peers);
+	struct tcp_stripe *st;
+
+	if (!tcp_rail_failover || p->dyn || tcp_mptcp || tcp.all_local || tcp.nlocal < 2 ||
+	    (tcp.job->host_of && tcp.job->host_of[peer] == tcp.job->host_of[tcp.rank]))
+		return;
+	/* two addresses on each side at least, or one rail is all there is */
+	if (!p->naddr && tcp_peer_card(peer) < 0)
+		return;
+	if (p->naddr < 2)
+		return;
+	st = tcp_stripe_get(peer);
+	if (st && st->nrails > 1)
+		tcp_stream_make(p->conn, st->main_rail, hs);
+}
+
+/* A connection of p was lost, resumed or moved: parts again. */
+void tcp_stripe_changed(struct tcp_peer *p)
+{
+	struct tcp_stripe *st = p->stripe;
+
+	if (!st)
+		return;
+	/* the reports so far describe rails that are not there now:
+	 * start the rule afresh from its first shares */
+	memset(st->acc_arrive, 0, sizeof(st->acc_arrive));
+	memset(st->acc_path, 0, sizeof(st->acc_path));
+	memset(st->acc_busy, 0, sizeof(st->acc_busy));
+	st->acc_total = 0;
+	stripe_weigh(st, NULL, NULL);
+}
+
+/* The rail of p whose local end is `local` (-1: none). */
+int tcp_stripe_rail_of(struct tcp_peer *p, struct in_addr local)
+{
+	int k;
+
+	for (k = 0; p->stripe && k < p->stripe->nrails; k++)
+		if (p->stripe->rail[k].local.s_addr == local.s_addr)
+			return k;
+	return p->stripe ? p->stripe->main_rail : -1;
+}
+
+/* Where to connect to p on rail r: its address there, and ours when the
+ * rail has one (*bound). */
+int tcp_stripe_rail_addr(struct tcp_peer *p, int r, struct sockaddr_in *to,
+			 struct in_addr *from, int *bound)
+{
+	if (!p->stripe || r < 0 || r >= p->stripe->nrails)
+		return -1;
+	*to = p->stripe->rail[r].peer;
+	*from = p->stripe->rail[r].local;
+	*bound = from->s_addr != htonl(INADDR_ANY);
+	return 0;
+}
+
+int tcp_stripe_nrails(const struct tcp_peer *p)
+{
+	return p->stripe ? p->stripe->nrails : 1;
+}
+
+int tcp_stripe_nslots(const struct tcp_peer *p)
+{
+	return p->stripe ? p->stripe->nslots : 0;
+}
+
+struct tcp_stripe *tcp_stripe_next(const struct tcp_stripe *st)
+{
+	return st->next;
+}
+
+int tcp_stripe_peer(const struct tcp_stripe *st)
+{
+	return st->peer;
+}
+
+/* Rail connection k's peer is in finalize: the slot goes, quietly. */
+void tcp_stripe_drop_slot(struct tcp_peer *p, int k)
+{
+	struct tcp_slot *sl = &p->stripe->slot[k];
+
+	if (sl->conn)
+		tcp_conn_close(sl->conn);
+	sl->conn = NULL;
+	sl->off = 1;
+	p->stripe->stale = 1;
+}
+
+double tcp_rail_interval_get(void)
+{
+	return tcp_rail_interval;
 }

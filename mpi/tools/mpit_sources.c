@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PVAR_MAX 32
+#define PVAR_MAX 64
 
 /* The linker defines these around the section that MICHI_TVARS fills. */
 extern const struct michi_tvars __start_michi_tvars[] __attribute__((weak));

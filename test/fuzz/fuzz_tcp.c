@@ -83,6 +83,13 @@ int tcp_stripe_recv_all(struct tcp_conn *c)
 	return 0;
 }
 
+void tcp_stream_ack_in(struct tcp_conn *c)
+{
+	/* the decoder must have refused an ack on too many streams */
+	if (c->hdr[1] > TCP_SLOTS_MAX + 1)
+		abort();
+}
+
 void tcp_stripe_report_in(struct tcp_conn *c)
 {
 	/* the decoder must have refused a report on too many rails */

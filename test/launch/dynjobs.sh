@@ -51,9 +51,10 @@ for ip, port in targets:
         s = socket.socket()
         s.settimeout(2)
         s.connect((ip, port))
-        # struct tcp_hello: magic[6] version u16 bom u32 key[16] rank i32 lane u32
-        s.sendall(b"MICHI\0" + struct.pack("=HI", 1, 0x01020304) + os.urandom(16) +
-                  struct.pack("=iI", rank, 0))
+        # struct tcp_hello: magic[6] version u16 bom u32 key[16] rank i32 slot u32
+        # resume u32 read u64
+        s.sendall(b"MICHI\0" + struct.pack("=HI", 2, 0x01020304) + os.urandom(16) +
+                  struct.pack("=iIIQ", rank, 0, 0, 0))
         try:
             r = s.recv(16)
         except socket.timeout:

@@ -64,8 +64,9 @@ if nm != 1 or nr < len(ranks):
     sys.exit("rogue: expected mpirun's port and one per rank, found %r" % targets)
 
 def hello(key):
-    # struct tcp_hello: magic[6] version u16 bom u32 key[16] rank i32 lane u32
-    return b"MICHI\0" + struct.pack("=HI", 1, 0x01020304) + key + struct.pack("=iI", 0, 0)
+    # struct tcp_hello: magic[6] version u16 bom u32 key[16] rank i32 slot u32
+    # resume u32 read u64
+    return b"MICHI\0" + struct.pack("=HI", 2, 0x01020304) + key + struct.pack("=iIIQ", 0, 0, 0, 0)
 
 lock = threading.Lock()
 stats = {"done": 0, "held": 0, "held_late": 0, "errors": 0}
@@ -105,7 +106,7 @@ def one(i):
                 if dt > 7.0:
                     stats["held_late"] += 1
         else:
-            s.sendall(b"\0" * 36)
+            s.sendall(b"\0" * 48)
     except OSError:
         with lock:
             stats["errors"] += 1

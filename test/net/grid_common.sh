@@ -20,6 +20,10 @@
 #                            the root's link, mounts, state, /etc/netns,
 #                            processes of this test
 # wan_bytes LINK DIR         bytes the emulator carried on LINK in DIR (ab, ba)
+# rails_mpirun OUT ARGS...   Michi's mpirun on the grid's hosts with data on
+#                            eth0 and eth1 (MICHI_TCP_IF), 150 s at most,
+#                            stdout in OUT, stderr in OUT.err
+# nic_rx_bytes HOST IF       bytes HOST's interface IF received so far
 # run_mpi OUT MPI ARGS...    test/net/grid-mpi MPI --run ARGS with a time
 #                            limit (120 s), stdout in OUT, stderr in OUT.err;
 #                            MPICH_HUNG counts MPICH jobs stopped after their
@@ -147,3 +151,15 @@ run_mpi() {
 	wait $pid
 }
 MPICH_HUNG=0
+
+rails_mpirun() {
+	out=$1
+	shift
+	timeout 180 "$MICHI_MPIRUN" --timeout 150 --launcher exec --launcher-exec "$GRID exec {host}" \
+		-genv MICHI_TCP_IF eth0,eth1 "$@" >"$out" 2>"$out.err"
+}
+
+nic_rx_bytes() {
+	"$GRID" exec "$1" ip -j -s link show dev "$2" |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["bytes"])'
+}

@@ -27,20 +27,9 @@ GRID_PEERS=0
 RPROG=$WORK/rails_$UNIQ
 build_prog "$RPROG" "$NET/railprog.c"
 
-michi() {
-	out=$1
-	shift
-	timeout 180 "$MICHI_MPIRUN" --timeout 150 --launcher exec --launcher-exec "$GRID exec {host}" \
-		-genv MICHI_TCP_IF eth0,eth1 "$@" >"$out" 2>"$out.err"
-}
-# bytes HOST IF: what the NIC received so far
-rx_bytes() {
-	"$GRID" exec "$1" ip -j -s link show dev "$2" |
-		python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["bytes"])'
-}
 # share A_IF0_BEFORE A_IF1_BEFORE: percent of A's received bytes on eth0, eth1
 shares() {
-	d0=$(($(rx_bytes A eth0) - $1)) d1=$(($(rx_bytes A eth1) - $2))
+	d0=$(($(nic_rx_bytes A eth0) - $1)) d1=$(($(nic_rx_bytes A eth1) - $2))
 	echo "$((d0 * 100 / (d0 + d1 + 1))) $((d1 * 100 / (d0 + d1 + 1))) $((d0 + d1))"
 }
 
@@ -48,8 +37,8 @@ shares() {
 grid_up multirail cfg=b mptcp=on
 BW="bw 4194304 6"
 for rule in feedback round-robin; do
-	a0=$(rx_bytes A eth0) a1=$(rx_bytes A eth1)
-	michi "$WORK/b_$rule" -genv MICHI_LOG info -genv MICHI_TCP_RAIL_WEIGHTS $rule \
+	a0=$(nic_rx_bytes A eth0) a1=$(nic_rx_bytes A eth1)
+	rails_mpirun "$WORK/b_$rule" -genv MICHI_LOG info -genv MICHI_TCP_RAIL_WEIGHTS $rule \
 		--host A,B -n 2 "$RPROG" $BW || fail "b, $rule: exit $?: $(tail -5 "$WORK/b_$rule.err")"
 	line=$(grep '^railprog bw ' "$WORK/b_$rule") || fail "b, $rule: $(cat "$WORK/b_$rule" "$WORK/b_$rule.err")"
 	grep -q "rank 1 has 2 rails to rank 0, 1 connection each: 10\.80\.[0-9.]* -> 10\.80\.[0-9.]*.*, 10\.81\.[0-9.]* -> 10\.81\.[0-9.]*" \
@@ -65,20 +54,22 @@ for rule in feedback round-robin; do
 	echo "b, $rule: ${line#railprog bw } (bytes s Mb/s); A's eth0 $1%, eth1 $2%"
 done
 
-michi "$WORK/b_stream" --host A,B -n 2 "$RPROG" stream 4 ||
+rails_mpirun "$WORK/b_stream" --host A,B -n 2 "$RPROG" stream 4 ||
 	fail "b, stream: exit $?: $(tail -5 "$WORK/b_stream.err")"
 grep -q '^railprog stream ok ' "$WORK/b_stream" || fail "b, stream: $(cat "$WORK/b_stream" "$WORK/b_stream.err")"
 echo "b, stream: $(grep '^railprog stream ok ' "$WORK/b_stream")"
 
-a0=$(rx_bytes A eth0) a1=$(rx_bytes A eth1)
-michi "$WORK/b_off" -genv MICHI_LOG info -genv MICHI_TCP_STRIPE_MIN 0 --host A,B -n 2 "$RPROG" $BW ||
+a0=$(nic_rx_bytes A eth0) a1=$(nic_rx_bytes A eth1)
+rails_mpirun "$WORK/b_off" -genv MICHI_LOG debug -genv MICHI_TCP_STRIPE_MIN 0 --host A,B -n 2 "$RPROG" $BW ||
 	fail "b, striping off: exit $?: $(tail -5 "$WORK/b_off.err")"
-! grep -q "rails\? to rank" "$WORK/b_off.err" || fail "b, striping off: $(grep rail "$WORK/b_off.err")"
+# the pair still knows its rails (for failover), but opens no rail connection
+! grep -q "has rail connection" "$WORK/b_off.err" ||
+	fail "b, striping off: $(grep "rail connection" "$WORK/b_off.err")"
 set -- $(shares "$a0" "$a1")
 [ "$2" -le 2 ] || fail "b, striping off: A's eth1 took $2% of the bytes"
 echo "b, striping off: $(grep '^railprog bw ' "$WORK/b_off" | cut -d' ' -f3-); A's eth1 $2%"
 
-a0=$(rx_bytes A eth0) a1=$(rx_bytes A eth1)
+a0=$(nic_rx_bytes A eth0) a1=$(nic_rx_bytes A eth1)
 timeout 180 "$MICHI_MPIRUN" --timeout 150 --launcher exec --launcher-exec "$GRID exec {host}" \
 	-genv MICHI_TCP_IF eth0 -genv MICHI_TCP_MPTCP 1 --host A,B -n 2 "$RPROG" $BW \
 	>"$WORK/b_mptcp" 2>"$WORK/b_mptcp.err" || fail "b, MPTCP: exit $?: $(tail -5 "$WORK/b_mptcp.err")"
@@ -93,7 +84,7 @@ grid_down
 
 # ---- d: A dual, B single, C dual ----------------------------------------
 grid_up multirail cfg=d
-michi "$WORK/d" -genv MICHI_LOG info --host A,B,C -n 3 "$RPROG" stream 6 ||
+rails_mpirun "$WORK/d" -genv MICHI_LOG info --host A,B,C -n 3 "$RPROG" stream 6 ||
 	fail "d: exit $?: $(tail -5 "$WORK/d.err")"
 grep -q '^railprog stream ok ' "$WORK/d" || fail "d: $(cat "$WORK/d" "$WORK/d.err")"
 grep -q "rank 1 has 1 rail to rank 0, 2 connections each: 10\.80\." "$WORK/d.err" ||

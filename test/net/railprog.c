@@ -26,9 +26,20 @@
  *                         (all senders' bytes over the time until the last
  *                         arrived, best of three rounds) and per sender
  *                         "railprog sender R SECONDS MBITS"
+ *   pingpong SECONDS      ranks 0 and 1 for about SECONDS: 0 sends 1 a
+ *                         message, 1 answers with one of its own, sizes
+ *                         cycling through 8 B .. 4 MiB, each checked as in
+ *                         stream; prints "railprog pingpong ok ROUNDS
+ *                         MAXGAP" (the longest round trip, in seconds)
  *   lat ITERS             ranks 0 and 1: 8-byte ping-pong (after a 4 MiB
  *                         message each way, which opens the rails), prints
  *                         "railprog lat ITERS MIN_US MEDIAN_US"
+ * With RAILPROG_PVARS=PREFIX in the environment, every rank prints at the
+ * end "railprog pvar RANK NAME VALUE" for each MPI_T performance variable
+ * bound to no object whose name begins with PREFIX (e.g. tcp_rail).
+ * With RAILPROG_SAMPLE=SECONDS as well, the senders of stream print
+ * "railprog sample RANK T NAME VALUE" for each of those variables about
+ * every SECONDS (after a batch; T from the stream's start).
  * Errors print "railprog: rank R: ..." and abort.
  */
 #include <mpi.h>
@@ -75,6 +86,78 @@ static int check(const uint32_t *b, size_t bytes, int s, int seq)
 		if (b[i] != word(s, seq, i))
 			return 0;
 	return 1;
+}
+
+/* RAILPROG_PVARS: the variables are started after MPI_Init and read
+ * before MPI_Finalize (a counter counts from its start) */
+#define NPV 64
+static MPI_T_pvar_session pv_ses;
+static MPI_T_pvar_handle pv_h[NPV];
+static MPI_Datatype pv_dt[NPV];
+static char pv_name[NPV][256];
+static int pv_n;
+
+static void pvars_start(const char *prefix)
+{
+	int prov, n, i;
+
+	if (MPI_T_init_thread(MPI_THREAD_SINGLE, &prov) != MPI_SUCCESS ||
+	    MPI_T_pvar_get_num(&n) != MPI_SUCCESS ||
+	    MPI_T_pvar_session_create(&pv_ses) != MPI_SUCCESS)
+		die("MPI_T performance variables cannot be read");
+	for (i = 0; i < n && pv_n < NPV; i++) {
+		char name[256], desc[1024];
+		int nl = sizeof(name), dl = sizeof(desc), verb, cls, bind, ro, cont, atom, cnt;
+		MPI_T_enum et;
+
+		if (MPI_T_pvar_get_info(i, name, &nl, &verb, &cls, &pv_dt[pv_n], &et, desc, &dl,
+					&bind, &ro, &cont, &atom) != MPI_SUCCESS ||
+		    strncmp(name, prefix, strlen(prefix)) || bind != MPI_T_BIND_NO_OBJECT ||
+		    MPI_T_pvar_handle_alloc(pv_ses, i, NULL, &pv_h[pv_n], &cnt) != MPI_SUCCESS)
+			continue;
+		if (cnt != 1 || (!cont && MPI_T_pvar_start(pv_ses, pv_h[pv_n]) != MPI_SUCCESS)) {
+			MPI_T_pvar_handle_free(pv_ses, &pv_h[pv_n]);
+			continue;
+		}
+		snprintf(pv_name[pv_n], sizeof(pv_name[0]), "%s", name);
+		pv_n++;
+	}
+}
+
+static void pvars_sample(double t)
+{
+	int i;
+
+	for (i = 0; i < pv_n; i++) {
+		union { unsigned u; unsigned long ul; unsigned long long ull; double d; } x;
+		MPI_Datatype dt = pv_dt[i];
+
+		if (MPI_T_pvar_read(pv_ses, pv_h[i], &x) == MPI_SUCCESS)
+			printf("railprog sample %d %.3f %s %llu\n", rank, t, pv_name[i],
+			       dt == MPI_UNSIGNED ? x.u : dt == MPI_UNSIGNED_LONG ? x.ul :
+			       dt == MPI_DOUBLE ? (unsigned long long)x.d : x.ull);
+	}
+	fflush(stdout);
+}
+
+static void pvars_print(void)
+{
+	int i;
+
+	for (i = 0; i < pv_n; i++) {
+		union { unsigned u; unsigned long ul; unsigned long long ull; double d; } x;
+		MPI_Datatype dt = pv_dt[i];
+
+		if (MPI_T_pvar_read(pv_ses, pv_h[i], &x) != MPI_SUCCESS)
+			continue;
+		printf("railprog pvar %d %s %llu\n", rank, pv_name[i],
+		       dt == MPI_UNSIGNED ? x.u : dt == MPI_UNSIGNED_LONG ? x.ul :
+		       dt == MPI_DOUBLE ? (unsigned long long)x.d : x.ull);
+		MPI_T_pvar_handle_free(pv_ses, &pv_h[i]);
+	}
+	fflush(stdout);
+	MPI_T_pvar_session_free(&pv_ses);
+	MPI_T_finalize();
 }
 
 #define BATCH 8
@@ -138,7 +221,8 @@ static void stream(double seconds)
 		 * that small ones follow striped ones on the wire */
 		char *buf = malloc((size_t)BATCH * MAXMSG);
 		MPI_Request req[BATCH];
-		double t0 = MPI_Wtime();
+		double t0 = MPI_Wtime(), every = getenv("RAILPROG_SAMPLE") && pv_n ?
+					       atof(getenv("RAILPROG_SAMPLE")) : 0, next = 0;
 		int seq = 0, ack, k;
 
 		if (!buf)
@@ -153,10 +237,70 @@ static void stream(double seconds)
 			}
 			MPI_Waitall(BATCH, req, MPI_STATUSES_IGNORE);
 			MPI_Recv(&ack, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			if (every > 0 && MPI_Wtime() - t0 >= next) {
+				pvars_sample(MPI_Wtime() - t0);
+				next = MPI_Wtime() - t0 + every;
+			}
 		} while (MPI_Wtime() - t0 < seconds);
 		MPI_Send(&seq, 1, MPI_INT, 0, TAG_DONE, MPI_COMM_WORLD);
 		free(buf);
 	}
+}
+
+/* one message of round seq, sent by s: checked by its receiver */
+static void pp_check(const uint32_t *b, int n, int s, int seq)
+{
+	char msg[160];
+
+	if (n != sizes[seq % NSIZES] || !check(b, (size_t)n, s, seq)) {
+		snprintf(msg, sizeof msg, "pingpong round %d from rank %d: %d bytes (%d due), "
+			 "not what was sent", seq, s, n, sizes[seq % NSIZES]);
+		die(msg);
+	}
+}
+
+static void pingpong(double seconds)
+{
+	uint32_t *out = malloc(MAXMSG), *in = malloc(MAXMSG);
+	double t0 = MPI_Wtime(), maxgap = 0;
+	int seq = 0, go = 1, n;
+
+	if (!out || !in)
+		die("no memory");
+	while (go && rank < 2) {
+		int sz = sizes[seq % NSIZES];
+		double t = MPI_Wtime();
+		MPI_Status st;
+
+		fill(out, (size_t)sz, rank, seq);
+		if (rank == 0) {
+			MPI_Send(out, sz, MPI_BYTE, 1, seq % 32000, MPI_COMM_WORLD);
+			MPI_Recv(in, MAXMSG, MPI_BYTE, 1, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+			if (MPI_Wtime() - t > maxgap)
+				maxgap = MPI_Wtime() - t;
+			go = MPI_Wtime() - t0 < seconds;
+		} else {
+			MPI_Recv(in, MAXMSG, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+			MPI_Send(out, sz, MPI_BYTE, 0, st.MPI_TAG == TAG_DONE ? TAG_DONE : seq % 32000,
+				 MPI_COMM_WORLD);
+			if (st.MPI_TAG == TAG_DONE)
+				break;
+		}
+		MPI_Get_count(&st, MPI_BYTE, &n);
+		if (st.MPI_TAG != seq % 32000)
+			die("pingpong: a message out of turn");
+		pp_check(in, n, 1 - rank, seq);
+		seq++;
+	}
+	if (rank == 0) {
+		/* the last word: 1 answers it and leaves */
+		fill(out, 8, 0, 0);
+		MPI_Send(out, 8, MPI_BYTE, 1, TAG_DONE, MPI_COMM_WORLD);
+		MPI_Recv(in, MAXMSG, MPI_BYTE, 1, TAG_DONE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		printf("railprog pingpong ok %d %.3f\n", seq, maxgap);
+	}
+	free(out);
+	free(in);
 }
 
 static int cmp(const void *a, const void *b)
@@ -327,19 +471,25 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (getenv("RAILPROG_PVARS"))
+		pvars_start(getenv("RAILPROG_PVARS"));
 	if (size < 2 || argc < 3)
-		die("usage: railprog stream SECONDS | bw BYTES ITERS | burst BYTES ITERS | lat ITERS "
-		    "(2 ranks or more)");
+		die("usage: railprog stream SECONDS | pingpong SECONDS | bw BYTES ITERS | "
+		    "burst BYTES ITERS | lat ITERS (2 ranks or more)");
 	if (!strcmp(argv[1], "stream"))
 		stream((double)arg(argv[2], 1, 3600));
 	else if (!strcmp(argv[1], "bw") && argc > 3)
 		bw(arg(argv[2], 4, 1L << 30), arg(argv[3], 1, 100000));
 	else if (!strcmp(argv[1], "burst") && argc > 3)
 		burst(arg(argv[2], 4, 1L << 28), arg(argv[3], 1, 100000));
+	else if (!strcmp(argv[1], "pingpong"))
+		pingpong((double)arg(argv[2], 1, 3600));
 	else if (!strcmp(argv[1], "lat"))
 		lat(arg(argv[2], 1, 1000000));
 	else
 		die("unknown mode");
+	if (getenv("RAILPROG_PVARS"))
+		pvars_print();
 	MPI_Finalize();
 	return 0;
 }
