@@ -24,9 +24,12 @@
  * rank builds the same lanes.
  *
  * Scatter: the root hands each other sender, one at a time (a round
- * each, so the first lanes start early), its lanes' blocks and its own
- * block; each sender then crosses at once; the root last sends its own
- * lanes and the blocks of the rest of its site. A Dep_recv hands its
+ * each, so the first lanes start early), its lanes' blocks; each sender
+ * crosses as soon as they are in; then the root sends its own lanes, and
+ * last the blocks that stay in its site (the senders' own among them), so
+ * that every block that crosses leaves the root's NIC before any that
+ * stays (the NIC's 15 blocks of two-sites-16 are the floor of any
+ * Scatter; the crossings then end well before it). A Dep_recv hands its
  * lane's blocks to their ranks. Gather is the reverse, and all its
  * lanes cross at once: each far rank sends to its lane's Dep_recv, which
  * sends the lane across to its sender, which hands the blocks and its
@@ -370,7 +373,8 @@ int coll_build_scatter_lanes(struct coll_sched *s, const void *sbuf, const struc
 		j = sender_index(&pl, me);
 		if (j >= nsenders(&pl))
 			return coll_sched_recv(s, rbuf, rlen, root);
-		/* the same order as the root sends: each lane's blocks, then mine */
+		/* the same order as the root sends: each lane's blocks; they
+		 * cross as soon as they are in, and my own block comes after */
 		if (!(tmps = sender_bufs(s, &pl, j, blen, &n)))
 			return -1;
 		for (g = lane_first(&pl, j), n = 0; g >= 0; g = lane_next(&pl, j, g), n++) {
@@ -382,24 +386,26 @@ int coll_build_scatter_lanes(struct coll_sched *s, const void *sbuf, const struc
 				if (coll_sched_recv(s, tmps[n] + (size_t)i * blen, blen, root))
 					return -1;
 		}
-		if (coll_sched_recv(s, rbuf, rlen, root))
-			return -1;
 		coll_sched_fence(s);
 		if (n == 1) {   /* one lane: its time is its own */
 			lane_of_global(&pl, lane_first(&pl, j), &t, &k);
-			return obs_send(s, pl.rsite, t, pl.h[t] == 1 ? pl.P[t] : 0, tmps[0],
-					(size_t)lane_len(&pl, t, k) * blen, lane_rank(&pl, t, k, 0));
-		}
-		for (g = lane_first(&pl, j), n = 0; g >= 0; g = lane_next(&pl, j, g), n++) {
-			lane_of_global(&pl, g, &t, &k);
-			if (coll_sched_send(s, tmps[n], (size_t)lane_len(&pl, t, k) * blen,
-					    lane_rank(&pl, t, k, 0)))
+			if (obs_send(s, pl.rsite, t, pl.h[t] == 1 ? pl.P[t] : 0, tmps[0],
+				     (size_t)lane_len(&pl, t, k) * blen, lane_rank(&pl, t, k, 0)))
 				return -1;
+		} else {
+			for (g = lane_first(&pl, j), n = 0; g >= 0; g = lane_next(&pl, j, g), n++) {
+				lane_of_global(&pl, g, &t, &k);
+				if (coll_sched_send(s, tmps[n], (size_t)lane_len(&pl, t, k) * blen,
+						    lane_rank(&pl, t, k, 0)))
+					return -1;
+			}
 		}
-		return 0;
+		return coll_sched_recv(s, rbuf, rlen, root);
 	}
-	/* the root: each other sender in turn (a round each), then its own
-	 * lanes and the rest of its site */
+	/* the root: each other sender's lane blocks in turn (a round each,
+	 * so that the first lanes cross soonest), then its own lanes, then
+	 * the blocks of its site, the senders' own among them: every block
+	 * that crosses leaves the root's NIC before any that stays */
 	if (rbuf && check_own(s, rlen, blen))
 		return -1;
 	for (j = 1; j < nsenders(&pl); j++) {
@@ -412,8 +418,6 @@ int coll_build_scatter_lanes(struct coll_sched *s, const void *sbuf, const struc
 						    (size_t)lane_rank(&pl, t, k, i) * blen, blen, r))
 					return -1;
 		}
-		if (coll_sched_send(s, (const char *)sbuf + (size_t)r * blen, blen, r))
-			return -1;
 		coll_sched_fence(s);
 	}
 	for (g = lane_first(&pl, 0); g >= 0; g = lane_next(&pl, 0, g)) {
@@ -440,7 +444,7 @@ int coll_build_scatter_lanes(struct coll_sched *s, const void *sbuf, const struc
 		if (coll_sched_send(s, tmp, (size_t)len * blen, lane_rank(&pl, t, k, 0)))
 			return -1;
 	}
-	for (j = nsenders(&pl); j < pl.n0; j++) {
+	for (j = 1; j < pl.n0; j++) {
 		int r = sender_rank(&pl, j);
 
 		if (coll_sched_send(s, (const char *)sbuf + (size_t)r * blen, blen, r))
@@ -728,7 +732,7 @@ int coll_build_scatterv_lanes(struct coll_sched *s, const void *sbuf, const stru
 		if (j >= nsenders(&pl))
 			return coll_sched_recv(s, rbuf, rlen, root);
 		/* a sender: one header for all its lanes, their blocks one by
-		 * one and its own, then each lane across with its header */
+		 * one, each lane across with its header, then its own block */
 		n = sender_blocks(&pl, j);
 		if (!(p = vpatch_new(s, n, sender_nlanes(&pl, j))))
 			return -1;
@@ -742,8 +746,6 @@ int coll_build_scatterv_lanes(struct coll_sched *s, const void *sbuf, const stru
 				return -1;
 			vpatch_block(s, p, b, VP_DST);
 		}
-		if (coll_sched_recv(s, rbuf, rlen, root))
-			return -1;
 		coll_sched_fence(s);
 		for (g = lane_first(&pl, j), b = 0, n = 0; g >= 0; g = lane_next(&pl, j, g), n++) {
 			int len, dr;
@@ -757,7 +759,8 @@ int coll_build_scatterv_lanes(struct coll_sched *s, const void *sbuf, const stru
 			vpatch_seg(s, p, n, b, len);
 			b += len;
 		}
-		return 0;
+		/* my own block comes after every block that crosses (as Scatter) */
+		return coll_sched_recv(s, rbuf, rlen, root);
 	}
 	/* the root knows every size: headers made here, blocks straight from
 	 * the user's layout */
@@ -794,9 +797,6 @@ int coll_build_scatterv_lanes(struct coll_sched *s, const void *sbuf, const stru
 					return -1;
 			}
 		}
-		src = coll_block(sbuf, v, ucount, extent, r, &len);
-		if (coll_sched_send(s, src, len, r))
-			return -1;
 		coll_sched_fence(s);
 	}
 	for (g = lane_first(&pl, 0); g >= 0; g = lane_next(&pl, 0, g)) {
@@ -829,7 +829,8 @@ int coll_build_scatterv_lanes(struct coll_sched *s, const void *sbuf, const stru
 		    coll_sched_send(s, tmp, total, dr))
 			return -1;
 	}
-	for (j = nsenders(&pl); j < pl.n0; j++) {
+	/* the blocks that stay, the senders' own among them, last */
+	for (j = 1; j < pl.n0; j++) {
 		int r = sender_rank(&pl, j);
 		size_t len;
 		const char *src = coll_block(sbuf, v, ucount, extent, r, &len);

@@ -163,10 +163,10 @@ double lanes_T_sched(const struct lanes_params *p, int P, int h, int n0, int n1,
 	S = (P + h - 1) / h;
 	for (k = 0; k < P; k++)
 		rem[k] = ((n1 - k + P - 1) / P) * M;
-	/* the rounds: sender j (1..S-1) gets its lanes' blocks and its own,
-	 * and its lanes cross from the end of its round */
+	/* the rounds: sender j (1..S-1) gets its lanes' blocks, and its
+	 * lanes cross from the end of its round */
 	for (j = 1; j < S; j++) {
-		int blocks = 1;
+		int blocks = 0;
 
 		for (k = j * h; k < P && k < j * h + h; k++)
 			blocks += (n1 - k + P - 1) / P;
@@ -174,11 +174,11 @@ double lanes_T_sched(const struct lanes_params *p, int P, int h, int n0, int n1,
 		for (k = j * h; k < P && k < j * h + h; k++)
 			start[k] = t;
 	}
-	/* the root's lanes 0..h-1 start after the rounds, with the blocks of
-	 * the rest of its site */
+	/* the root's lanes 0..h-1 start after the rounds, with the blocks
+	 * that stay in its site (the senders' own among them) */
 	for (k = 0; k < h && k < P; k++)
 		start[k] = t;
-	nloc = n0 - S;
+	nloc = n0 - 1;
 	loc = nloc * M;
 	end = t;
 	t = 0;

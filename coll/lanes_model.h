@@ -141,11 +141,11 @@ double lanes_T_h(const struct lanes_params *p, int dir, int P, int h, int n0, in
  * paper's closed form, which sums the root's sends and one WAN term and
  * so misses that lanes start staggered: a lane crossing alone gets
  * b_wan(1), not b_wan(P). A fluid model of the schedule: the root's NIC
- * (b_lan) serves senders 1..S-1 one round each (their lanes' blocks and
- * their own); each sender's lanes cross from the end of its round; the
- * root's own lanes start after the last round, sharing its NIC max-min
- * fairly with its flows to the rest of its site (n0 - S blocks, a flow
- * each); while A lanes cross each gets at most b_wan(A), a host's a
+ * (b_lan) serves senders 1..S-1 one round each (their lanes' blocks);
+ * each sender's lanes cross from the end of its round; the root's own
+ * lanes start after the last round, sharing its NIC max-min fairly with
+ * its flows to the rest of its site (n0 - 1 blocks, the senders' own
+ * among them, a flow each); while A lanes cross each gets at most b_wan(A), a host's a
  * lanes at most b_end(a) / a each and b_lan together; a lane across is
  * spread by its Dep_recv, (X_k - 1)·M / b_lan. T = L + the last of
  * those ends + alpha. At P = 1 it is lanes_T_h(1, 1) whenever the root's

@@ -358,22 +358,24 @@ START_TEST(test_sched)
 	 * Mbit each, which is the lane's own rate: the single-lane cost */
 	ck_assert_double_eq_tol(lanes_T_sched(&p, 1, 1, 4, 4, M1),
 				lanes_T_h(&p, LANES_SCATTER, 1, 1, 4, 4, M1), 1e-9);
-	/* n0 = 2, n1 = 4, P = 2: the other sender's round (2 lane blocks and
-	 * its own), both lanes across at once at b_wan(2), one block spread */
+	/* n0 = 2, n1 = 4, P = 2: the other sender's round (its 2 lane
+	 * blocks), both lanes across at once at b_wan(2) (the sender's own
+	 * block beside the root's lane on the root's NIC), one block spread */
 	ck_assert_double_eq_tol(lanes_T_sched(&p, 2, 1, 2, 4, M1),
-				p.L + 4 * TL + 2 * M1 / lanes_b_wan(&p, 2) + p.alpha, 1e-9);
+				p.L + 3 * TL + 2 * M1 / lanes_b_wan(&p, 2) + p.alpha, 1e-9);
 	/* staggered: n0 = n1 = 3, P = 3, b_wan 25, 20, 15 Mbit. Sender 1's
-	 * lane crosses alone from 2 TL at 25 Mbit, gets 0.5 M across by the
-	 * end of sender 2's round (4 TL), when the root's lane starts too;
-	 * then all three at 15 Mbit until lane 1 is across (0.5 M more), the
-	 * last two at 20 Mbit for their last 0.5 M */
+	 * lane crosses alone from 1 TL at 25 Mbit, gets 0.25 M across by the
+	 * end of sender 2's round (2 TL), when the root's lane starts too
+	 * (with the senders' own blocks beside it on the root's NIC); then
+	 * all three at 15 Mbit until lane 1 is across (0.75 M more), the
+	 * last two at 20 Mbit for their last 0.25 M */
 	p.pmax = 3;
 	p.b_wan[0] = 25 * MBIT;
 	p.b_wan[1] = 20 * MBIT;
 	p.b_wan[2] = 15 * MBIT;
 	t = lanes_T_sched(&p, 3, 1, 3, 3, M1);
-	ck_assert_double_eq_tol(t, p.L + 4 * TL + 0.5 * M1 / (15 * MBIT) + 0.5 * M1 / (20 * MBIT) +
-				p.alpha, 1e-9);
+	ck_assert_double_eq_tol(t, p.L + 2 * TL + 0.75 * M1 / (15 * MBIT) +
+				0.25 * M1 / (20 * MBIT) + p.alpha, 1e-9);
 	/* below the closed form, which has every lane at b_wan(3) */
 	ck_assert(t < lanes_T_h(&p, LANES_SCATTER, 3, 1, 3, 3, M1));
 	/* out of its range: the closed form */
