@@ -14,6 +14,9 @@ pair:  hosts A and B on both networks (cfg=b), Network-1's NICs at 100
        Michi's rules feedback (default), round-robin, static (the NICs'
        rates), Open MPI's tcp BTL over one and both interfaces, MPICH
        (UCX's tcp) over one and both.
+failover, weights: bench/rails_failover.py (60 s streams and ping-pongs
+       while a network is cut, restored, cut again or flaps, Michi beside
+       MPTCP; paper B's Fig. 9, the weights through topology changes).
 paper: paper B's configurations b..h (Fig. 4): every client bursts 4 MiB
        messages to the server A at once; the aggregate rate at A, for
        Michi's feedback, links and round-robin rules and Open MPI over both
@@ -32,6 +35,8 @@ and summary.md.
 import csv
 import os
 import re
+
+import rails_failover
 import signal
 import subprocess
 import sys
@@ -43,6 +48,8 @@ GRID = os.path.join(NET, 'grid')
 GRID_MPI = os.path.join(NET, 'grid-mpi')
 MIB = 1 << 20
 MPTCP = True
+# rank 0's result line: the job is done but for MPI_Finalize
+DONE = re.compile(r'^railprog (stream ok|pingpong ok|bw|burst|lat) ', re.M)
 
 
 def log(msg, f):
@@ -84,7 +91,7 @@ def run(work, impl, hosts, nets, env, args, runlog, limit=300):
         while p.poll() is None:
             time.sleep(0.2)
             now = time.monotonic()
-            if seen is None and 'railprog ' in open(outf).read():
+            if seen is None and DONE.search(open(outf).read()):
                 seen = now
             if (seen is not None and now - seen > 10) or now - t0 > limit:
                 note = ' (stopped in MPI_Finalize)' if seen is not None else ' (timed out)'
@@ -107,7 +114,7 @@ def run(work, impl, hosts, nets, env, args, runlog, limit=300):
 def main(argv):
     out, work = argv[0], argv[1]
     parts, rounds, quick = ['pair', 'paper'], 3, False
-    only, cfgs = None, ['b', 'c', 'd', 'e', 'f', 'g', 'h']
+    only, cfgs = None, ['b', 'c', 'd', 'd8', 'e', 'f', 'g', 'h']
     global MPTCP
     lat_rounds = 0
     a = argv[2:]
@@ -181,8 +188,15 @@ def main(argv):
                         if v[1] == 'lat':
                             w.writerow(['lat', 'b', '100mbit', impl, r, 'lat', v[4], 'us'])
                     f.flush()
+        if 'failover' in parts:
+            rails_failover.part_failover(work, out, run, w, f, runlog, log, grid_up, only,
+                                         rounds)
+        if 'weights' in parts:
+            rails_failover.part_weights(work, out, run, w, f, runlog, log, grid_up)
         if 'paper' in parts:
-            clients = {'b': 'B', 'c': 'B,C', 'd': 'B,C', 'e': 'B,C,D', 'f': 'B,C,D',
+            # d8: paper B's Table 8, d with B only pinging (8 bytes a
+            # second) while C bursts; Michi's rules alone
+            clients = {'b': 'B', 'c': 'B,C', 'd': 'B,C', 'd8': 'B,C', 'e': 'B,C,D', 'f': 'B,C,D',
                        'g': 'B,C,D', 'h': 'B,C,D'}
             # one site given: MPI_Init's inference of sites would measure
             # every pair of hosts, and in g B and D share no network
@@ -198,10 +212,14 @@ def main(argv):
             impls = [i for i in impls if (not only or only.search(i[0])) and
                      (MPTCP or not i[0].endswith('-mptcp'))]
             for cfg in cfgs:
-                grid_up(cfg, '100mbit', runlog)
+                grid_up('d' if cfg == 'd8' else cfg, '100mbit', runlog)
                 hosts = ['A'] + clients[cfg].split(',')
                 for r in range(1, rounds + 1):
                     for impl, env in impls[r % len(impls):] + impls[:r % len(impls)]:
+                        if cfg == 'd8':
+                            if not impl.startswith('michi-') or impl == 'michi-mptcp':
+                                continue
+                            env = dict(env, RAILPROG_PINGERS='1')
                         # MPTCP rows: the MPI's own connections on Network-0,
                         # the kernel's subflows on both (in g, D has only
                         # Network-1: every network)

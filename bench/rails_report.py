@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """bench/rails_report.py DIR: the summary of a bench/rails.sh run: medians
 over rounds (pair.csv, paper.csv), the acceptance ratios of issue 31 that
-the run measures, rails.png (gnuplot) and summary.md."""
+the run measures, rails.png (gnuplot), failover-*.png and weights.png
+(the failover and weights parts) and summary.md."""
 
 import csv
 import os
@@ -12,11 +13,104 @@ import sys
 from collections import defaultdict
 
 
+def failover_md(d, m, med):
+    """The failover part's table and acceptance lines, its plots (a
+    timeline of A's NICs per schedule, Michi beside MPTCP) and Fig. 9's
+    weights."""
+    md = []
+    fo = sorted({k[3] for k in m if k[0] == 'failover'})
+    scheds = [s for s in ('cut0', 'cut1', 'flap0') if any(k[1] == s for k in m if k[0] == 'failover')]
+    if fo:
+        md += ['## Failover: 60 s while a network is cut and restored', '',
+               'cut0/cut1: B\'s Network-0/-1 cut at 15 s, restored at 30 s, cut at 45 s; '
+               'flap0: Network-0 down and up every half second from 10 s to 50 s. '
+               'Longest stall: the longest wait for a message (stream) or the longest '
+               'round trip (pingpong; a 4 MiB round trip takes about 0.35 s on two '
+               'rails). Restore: seconds until A\'s restored NIC took 1 Mb/s again. '
+               'Empty: the run failed (runs.log).', '',
+               '| schedule | impl | stream: longest stall (s) | restore (s) | '
+               'pingpong: longest round trip (s) | restore (s) |',
+               '|---|---|---:|---:|---:|---:|']
+        for s in scheds:
+            for impl in fo:
+                c = [m.get(('failover', s, '100mbit', impl, x))
+                     for x in ('stream_gap', 'stream_restore', 'pingpong_gap', 'pingpong_restore')]
+                md.append(f'| {s} | {impl} | ' +
+                          ' | '.join('' if v is None else f'{v:.2f}' for v in c) + ' |')
+        worst = [m.get(('failover', s, '100mbit', 'michi-feedback', x)) for s in scheds
+                 for x in ('stream_gap', 'pingpong_gap')]
+        if worst and all(v is not None for v in worst):
+            md += ['', f'- Michi\'s longest stall over every schedule: {max(worst):.2f} s '
+                   f'(under 1 s wanted): {"met" if max(worst) < 1 else "not met"}']
+        lags = [m.get(('failover', s, '100mbit', 'michi-feedback', x)) for s in ('cut0', 'cut1')
+                for x in ('stream_restore',)]
+        if lags and all(v is not None for v in lags):
+            md.append(f'- a restored rail carries Michi\'s traffic again after at most '
+                      f'{max(lags):.2f} s (two feedback intervals, 0.2 s, wanted; the '
+                      f'samples are 0.1 s apart): {"met" if max(lags) <= 0.3 else "not met"}')
+        md.append('')
+        # one timeline plot per schedule: Michi and MPTCP's streams
+        for s in scheds:
+            runs = [(impl, os.path.join(d, 'failover', f'{s}-{impl}-stream-r1.csv')) for impl in fo]
+            runs = [r for r in runs if os.path.exists(r[1])]
+            if not runs:
+                continue
+            png = os.path.join(d, f'failover-{s}.png')
+            script = ['set datafile separator ","', 'set terminal pngcairo size 1100,'
+                      f'{260 * len(runs)} font ",9"', f'set output "{png}"',
+                      f'set multiplot layout {len(runs)},1', 'set grid', 'set ylabel "Mb/s"',
+                      'set yrange [0:110]', 'set xrange [0:62]', 'set key top right']
+            for impl, path in runs:
+                script += [f'set title "{s}: {impl}, B streams to A: A\'s NICs"',
+                           f'plot "{path}" every ::1 using 1:2 with lines title "eth0 (Network-0)", '
+                           f'"" every ::1 using 1:3 with lines title "eth1 (Network-1)"']
+            script.append('unset multiplot')
+            p = subprocess.run(['gnuplot'], input='\n'.join(script), text=True,
+                               capture_output=True, timeout=120)
+            if p.returncode == 0:
+                md += [f'![failover {s}](failover-{s}.png)', '']
+    wpath = os.path.join(d, 'weights.csv')
+    if os.path.exists(wpath):
+        rows = list(csv.DictReader(open(wpath)))
+        ranks = sorted({r['rank'] for r in rows})
+        names = {'1': 'B', '2': 'C', '3': 'D'}
+        script = ['set datafile separator ","', 'set terminal pngcairo size 1100,420 font ",9"',
+                  f'set output "{os.path.join(d, "weights.png")}"', 'set grid',
+                  'set ylabel "share of Network-1 (rail 1)"', 'set xlabel "s"',
+                  'set yrange [0:1.05]', 'set key top left',
+                  'set arrow from 20,0 to 20,1.05 nohead dt 2',
+                  'set arrow from 40,0 to 40,1.05 nohead dt 2',
+                  'set title "paper B Fig. 9: e, B\'s Network-1 cut at 20 s (f), D\'s at 40 s (h)"']
+        plots = [f'"< grep -E \'^[^,]*,{r},1,\' {wpath}" using 1:4 with linespoints '
+                 f'title "{names.get(r, r)}"' for r in ranks]
+        script += ['plot ' + ', '.join(plots)]
+        p = subprocess.run(['gnuplot'], input='\n'.join(script), text=True,
+                           capture_output=True, timeout=120)
+        md += ['## Weights over time (paper B\'s Fig. 9)', '',
+               'Topology e (B, C, D dual) with every client streaming to A; B\'s '
+               'Network-1 cut at 20 s gives f, D\'s at 40 s gives h. Each client\'s share '
+               'of Network-1 from MPI_T (tcp_rail1_share) every half second; a cut '
+               'rail\'s share is 0 while its connection runs on the other rail.', '']
+        for r in ranks:
+            pts = [(float(x['t']), float(x['share'])) for x in rows
+                   if x['rank'] == r and x['rail'] == '1']
+            span = lambda a, b: [v for t, v in pts if a <= t < b]
+            seg = [span(10, 20), span(30, 40), span(50, 61)]
+            md.append(f'- {names.get(r, r)}: share of Network-1, median over 10-20 s (e) '
+                      + ', 30-40 s (f), 50-60 s (h): ' +
+                      ', '.join('-' if not s else f'{statistics.median(s):.2f}' for s in seg))
+        if p.returncode == 0:
+            md += ['', '![weights](weights.png)']
+        md.append('')
+    return md
+
+
 def main(d):
     rows = list(csv.DictReader(open(os.path.join(d, 'runs.csv'))))
     med = defaultdict(list)
     for r in rows:
-        med[(r['part'], r['cfg'], r['nic1'], r['impl'], r['mode'])].append(float(r['value']))
+        if r['value'] != '':
+            med[(r['part'], r['cfg'], r['nic1'], r['impl'], r['mode'])].append(float(r['value']))
     m = {k: statistics.median(v) for k, v in med.items()}
     machine = open(os.path.join(d, 'machine.txt')).read() if os.path.exists(
         os.path.join(d, 'machine.txt')) else ''
@@ -89,7 +183,18 @@ def main(d):
             ratio = f'{fb / rr:.2f}x' if fb and rr else ''
             md.append(f'| {c} | ' + ' | '.join('' if x is None else f'{x:.1f}' for x in v) +
                       f' | {ratio} |')
+        fb = m.get(('paper', 'd8', '100mbit', 'michi-feedback', 'sender2'))
+        rr = m.get(('paper', 'd8', '100mbit', 'michi-roundrobin', 'sender2'))
+        ln = m.get(('paper', 'd8', '100mbit', 'michi-links', 'sender2'))
+        if fb and rr:
+            md += ['', 'd8 is paper B\'s Table 8: d with B only pinging A, 8 bytes a second, '
+                   f'while C bursts. C\'s rate: feedback {fb:.1f}, round-robin {rr:.1f}'
+                   + (f', links {ln:.1f}' if ln else '') + f' Mb/s; feedback/round-robin '
+                   f'{fb / rr:.3f} (within 2% wanted: '
+                   f'{"met" if abs(fb / rr - 1) <= 0.02 else "not met"}).']
         md.append('')
+
+    md += failover_md(d, m, med)
 
     # the plot: bandwidths of the pair part, and the paper part's bursts
     script = [f'set terminal pngcairo size 1100,420 font ",9"',

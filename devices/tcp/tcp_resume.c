@@ -40,6 +40,7 @@
  */
 #include "config.h"
 #include "tcp.h"
+#include "tcp_rtt.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -61,10 +62,12 @@ static double tcp_rail_timeout = 0.3;
 MICHI_TUNABLE(tcp_rail_timeout, "tcp_rail_timeout", MICHI_T_DOUBLE, "0.3", MICHI_LEVEL_TUNER,
 	      "seconds a resilient connection may have bytes out with no acknowledgement "
 	      "from the peer's kernel before it counts as lost");
-static double tcp_rail_retry = 0.1;
-MICHI_TUNABLE(tcp_rail_retry, "tcp_rail_retry", MICHI_T_DOUBLE, "0.1", MICHI_LEVEL_TUNER,
+static double tcp_rail_retry = 0.05;
+MICHI_TUNABLE(tcp_rail_retry, "tcp_rail_retry", MICHI_T_DOUBLE, "0.05", MICHI_LEVEL_TUNER,
 	      "seconds between tries to connect a lost stream again (doubling to 1 s while "
-	      "no rail connects), and between tries to move a stream back to its own rail");
+	      "no rail connects), and between tries to move a stream back to its own rail "
+	      "(each try waits three of the pair's round trips, 50 ms at least, for its "
+	      "connect)");
 static double tcp_rail_deadline = 30;
 MICHI_TUNABLE(tcp_rail_deadline, "tcp_rail_deadline", MICHI_T_DOUBLE, "30", MICHI_LEVEL_USER,
 	      "seconds a peer pair's connection may stay lost, every rail tried, before the "
@@ -86,9 +89,14 @@ static int ring_grow(struct tcp_stream *sm, size_t need)
 	b = malloc(cap);
 	if (!b)
 		return -1;
-	/* linear again: [acked, tx) from the front */
-	for (i = 0; i < used; i++)
-		b[i] = sm->buf[(sm->acked + i) % sm->cap];
+	/* linear again: [acked, tx) from the front, in its two runs */
+	if (used) {
+		size_t at = (size_t)((sm->acked - sm->base) % sm->cap), run = sm->cap - at;
+
+		i = run < used ? run : used;
+		memcpy(b, sm->buf + at, i);
+		memcpy(b + i, sm->buf, used - i);
+	}
 	free(sm->buf);
 	sm->buf = b;
 	sm->cap = cap;
@@ -368,6 +376,27 @@ static int stream_adopt(struct tcp_conn *s, struct tcp_conn *from, uint64_t peer
 	return 1;
 }
 
+/* How long a resume connection may take to connect: three of the pair's
+ * round trips (the kernel's least on its sockets up), 50 ms at least,
+ * tcp_rail_timeout at most. */
+static double connect_wait(struct tcp_peer *p)
+{
+	double rtt = 0, w;
+	int k;
+
+	for (k = 0; k <= tcp_stripe_nslots(p); k++) {
+		struct tcp_conn *c = stream_conn(p, k);
+		double t = c && c->fd >= 0 && c->state == TCP_CONN_UP ? tcp_sock_min_rtt(c->fd) : 0;
+
+		if (t > 0 && (rtt == 0 || t < rtt))
+			rtt = t;
+	}
+	w = 3 * rtt;
+	if (w < 0.05)
+		w = 0.05;
+	return w < tcp_rail_timeout ? w : tcp_rail_timeout;
+}
+
 /* A try of a lost stream failed: the next rail; after a round of them
  * all, wait (backing off to a second). */
 static void stream_next(struct tcp_stream *sm, int nrails)
@@ -399,8 +428,9 @@ static void stream_try(struct tcp_peer *p, struct tcp_conn *s, int r)
 	s->sm->out->resume = 1;
 	s->sm->try_rail = r;
 	s->sm->attempt++;
-	/* a cut rail swallows the SYN: try the next one soon */
-	s->sm->out->deadline = michi_wtime() + (tcp_rail_timeout > 0.2 ? tcp_rail_timeout : 0.2);
+	/* a cut rail swallows the SYN (the kernel sends it again only after
+	 * a second): the next try soon */
+	s->sm->out->deadline = michi_wtime() + connect_wait(p);
 }
 
 /* Our resume connection c is connected: send its hello (the caller's

@@ -31,6 +31,9 @@
  *                         cycling through 8 B .. 4 MiB, each checked as in
  *                         stream; prints "railprog pingpong ok ROUNDS
  *                         MAXGAP" (the longest round trip, in seconds)
+ *                         (RAILPROG_PINGERS=R,R: those senders send 8 bytes
+ *                         a second instead, ITERS times, as paper B's Table
+ *                         8; the burst's time and rate leave them out)
  *   lat ITERS             ranks 0 and 1: 8-byte ping-pong (after a 4 MiB
  *                         message each way, which opens the rails), prints
  *                         "railprog lat ITERS MIN_US MEDIAN_US"
@@ -47,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int rank, size;
 
@@ -221,6 +225,7 @@ static void stream(double seconds)
 		 * that small ones follow striped ones on the wire */
 		char *buf = malloc((size_t)BATCH * MAXMSG);
 		MPI_Request req[BATCH];
+		MPI_Status sts[BATCH];
 		double t0 = MPI_Wtime(), every = getenv("RAILPROG_SAMPLE") && pv_n ?
 					       atof(getenv("RAILPROG_SAMPLE")) : 0, next = 0;
 		int seq = 0, ack, k;
@@ -235,7 +240,7 @@ static void stream(double seconds)
 				fill((uint32_t *)b, (size_t)n, rank, seq);
 				MPI_Isend(b, n, MPI_BYTE, 0, seq % 32000, MPI_COMM_WORLD, &req[k]);
 			}
-			MPI_Waitall(BATCH, req, MPI_STATUSES_IGNORE);
+			MPI_Waitall(BATCH, req, sts);
 			MPI_Recv(&ack, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 			if (every > 0 && MPI_Wtime() - t0 >= next) {
 				pvars_sample(MPI_Wtime() - t0);
@@ -354,11 +359,25 @@ static void burst(long bytes, long iters)
 	       *keep = calloc((size_t)size, sizeof(double));
 	MPI_Request *req = calloc((size_t)size, sizeof(MPI_Request));
 	long *left = calloc((size_t)size, sizeof(long));
-	int r, s;
+	int *pinger = calloc((size_t)size, sizeof(int)), r, s, n = 0;
+	const char *pl = getenv("RAILPROG_PINGERS");
 	long i;
 
-	if (!buf || !done || !keep || !req || !left)
+	if (!buf || !done || !keep || !req || !left || !pinger)
 		die("no memory");
+	/* paper B's Table 8: these senders only ping, 8 bytes a second */
+	while (pl && *pl) {
+		char *end;
+		long v = strtol(pl, &end, 10);
+
+		if (end == pl)
+			break;
+		if (v > 0 && v < size)
+			pinger[v] = 1;
+		pl = *end ? end + 1 : end;
+	}
+	for (s = 1; s < size; s++)
+		n += !pinger[s];
 	if (rank)
 		fill((uint32_t *)buf, (size_t)bytes, rank, 0);
 	for (r = 0; r < 4; r++) {   /* round 0 warms up */
@@ -374,8 +393,12 @@ static void burst(long bytes, long iters)
 			MPI_Recv(&go, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		t0 = MPI_Wtime();
 		if (rank) {
-			for (i = 0; i < iters; i++)
-				MPI_Send(buf, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+			for (i = 0; i < iters; i++) {
+				MPI_Send(buf, pinger[rank] ? 8 : (int)bytes, MPI_BYTE, 0, 0,
+					 MPI_COMM_WORLD);
+				if (pinger[rank] && i + 1 < iters)
+					usleep(1000000);
+			}
 			continue;
 		}
 		for (s = 1; s < size; s++) {
@@ -394,11 +417,15 @@ static void burst(long bytes, long iters)
 				continue;
 			}
 			done[s] = MPI_Wtime() - t0;
-			if (!check((uint32_t *)(buf + (size_t)s * (size_t)bytes), (size_t)bytes, s, 0))
+			if (!pinger[s] &&
+			    !check((uint32_t *)(buf + (size_t)s * (size_t)bytes), (size_t)bytes, s, 0))
 				die("burst: a message is not what was sent");
 			active--;
 		}
-		t = MPI_Wtime() - t0;
+		/* the burst's time: until the last sender that is not a pinger */
+		for (t = 0, s = 1; s < size; s++)
+			if (!pinger[s] && done[s] > t)
+				t = done[s];
 		if (r && (best == 0 || t < best)) {
 			best = t;
 			memcpy(keep, done, sizeof(double) * (size_t)size);
@@ -406,16 +433,17 @@ static void burst(long bytes, long iters)
 	}
 	if (rank == 0) {
 		printf("railprog burst %ld %ld %.6f %.2f\n", bytes, iters, best,
-		       (double)bytes * (double)iters * (size - 1) * 8 / best / 1e6);
+		       (double)bytes * (double)iters * n * 8 / best / 1e6);
 		for (s = 1; s < size; s++)
 			printf("railprog sender %d %.6f %.2f\n", s, keep[s],
-			       (double)bytes * (double)iters * 8 / keep[s] / 1e6);
+			       (double)(pinger[s] ? 8 : bytes) * (double)iters * 8 / keep[s] / 1e6);
 	}
 	free(buf);
 	free(done);
 	free(keep);
 	free(req);
 	free(left);
+	free(pinger);
 }
 
 static void lat(long iters)
