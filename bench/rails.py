@@ -154,6 +154,7 @@ def main(argv):
                 impls = [
                     ('michi-1rail', '0', {}),
                     ('michi-feedback', '', {}),
+                    ('michi-rate', '', {'MICHI_TCP_RAIL_WEIGHTS': 'rate'}),
                     ('michi-roundrobin', '', {'MICHI_TCP_RAIL_WEIGHTS': 'round-robin'}),
                     ('michi-static', '', {'MICHI_TCP_RAIL_WEIGHTS': 'static',
                                           'MICHI_TCP_RAIL_RATES': f'100,{rate1}'}),
@@ -203,6 +204,7 @@ def main(argv):
             site = {'MICHI_SITE': 'lab'}
             impls = [
                 ('michi-feedback', dict(site)),
+                ('michi-rate', dict(site, MICHI_TCP_RAIL_WEIGHTS='rate')),
                 ('michi-links', dict(site, MICHI_TCP_RAIL_WEIGHTS='links')),
                 ('michi-roundrobin', dict(site, MICHI_TCP_RAIL_WEIGHTS='round-robin')),
                 ('openmpi-2rails', {}),

@@ -83,6 +83,20 @@ void tcp_weights_raw(enum tcp_weight_rule rule, int nrails, const int *live,
 			w[k] = R / b * part * A;
 			break;
 		}
+		case TCP_WEIGHTS_RATE: {
+			double R, S, A, b;
+
+			if (!rep || !sent || !sent[k] || !rep[k].arrive)
+				break;   /* nothing to judge it by: the floor */
+			R = (double)rep[k].arrive;
+			S = (double)sent[k];
+			A = R < S ? R / S : 1.0;
+			b = rep[k].busy && rep[k].busy < 1000000 ? rep[k].busy / 1e6 : 1.0;
+			if (b < 0.05)
+				b = 0.05;
+			w[k] = R / b * A;
+			break;
+		}
 		}
 	}
 }

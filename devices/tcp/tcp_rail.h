@@ -12,7 +12,7 @@
  * business cards' order, which MICHI_TCP_IF sets). Hosts with different
  * numbers of networks share the rails they have in common.
  *
- * Four rules give a weight per rail, for one peer:
+ * Five rules give a weight per rail, for one peer:
  *   round-robin  every live rail alike (paper B's RI2N);
  *   links        inversely to how many peers use the receiver's link on
  *                that rail (RI2N+): the receiver reports the count;
@@ -24,7 +24,14 @@
  *                with S_k what this sender wrote to rail k, R_k what of
  *                it the receiver read, R_jk everything the receiver read
  *                on its link of rail k, b_k the part of the interval rail
- *                k had this sender's bytes to carry. The paper's
+ *                k had this sender's bytes to carry. In effect R_k^2 /
+ *                (b_k R_jk): it pulls a sender toward the rail where it
+ *                already has most of the link, which is what moves a
+ *                dual client off a link a single one needs (d, h) and
+ *                what lets three dual clients drift apart on two links
+ *                (e, g). A capacity that holds still in place of R_k /
+ *                b_k (the decayed peak of R_jk / b_k) was tried: it
+ *                stopped the drift no better and lost d's gain. The paper's
  *                W_k = (R_k / Q_k) * A_k, Q_k = R_jk / R_j, is R_j (the
  *                same for every rail) times our part of link k, R_k /
  *                R_jk, times A_k: its links were all alike and its
@@ -36,6 +43,15 @@
  *                agree (the paper's worked examples). A rail the
  *                receiver's other traffic leaves idle gets more, one
  *                whose bytes stay in the sockets (A < 1) less.
+ *   rate         the rail's rate while it carried this sender's bytes,
+ *                W_k = (R_k / b_k) * A_k: each part in proportion to
+ *                what its rail delivers, so that the parts of a frame
+ *                end together. A rail that other senders share delivers
+ *                less to us and its part ends late (b_k near 1) while a
+ *                freer rail's ends early (b_k < 1), so the parts move
+ *                toward the freer rail until they end together; unlike
+ *                feedback's our-part-of-the-link factor, that has no
+ *                pull toward the rail where we already send most.
  * Guards of GRID.md §2.4: A at most 1; a rail with nothing sent or
  * nothing read gets the floor share, so that it is tried again and can
  * recover; the shares are smoothed between intervals (a moving average:
@@ -78,6 +94,7 @@ enum tcp_weight_rule {
 	TCP_WEIGHTS_LINKS,
 	TCP_WEIGHTS_STATIC,
 	TCP_WEIGHTS_FEEDBACK,
+	TCP_WEIGHTS_RATE,
 };
 
 /* What a receiver j reports to sender i for one interval, per rail k. */

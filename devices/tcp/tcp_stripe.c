@@ -80,8 +80,10 @@ static const char *tcp_rail_weights = "feedback";
 MICHI_TUNABLE(tcp_rail_weights, "tcp_rail_weights", MICHI_T_STRING, "feedback",
 	      MICHI_LEVEL_TUNER,
 	      "how striped frames are shared among a peer pair's rails: feedback (RI2N++: "
-	      "from the receiver's reports, in bytes), links (RI2N+: inversely to the peers "
-	      "sharing the receiver's link), static (by tcp_rail_rates), round-robin (alike)");
+	      "from the receiver's reports, in bytes), rate (each rail's rate while it "
+	      "carried our bytes, from the same reports), links (RI2N+: inversely to the "
+	      "peers sharing the receiver's link), static (by tcp_rail_rates), round-robin "
+	      "(alike)");
 static const char *tcp_rail_rates = "";
 MICHI_TUNABLE(tcp_rail_rates, "tcp_rail_rates", MICHI_T_STRING, "", MICHI_LEVEL_TUNER,
 	      "line rates (any unit) of this rank's card addresses in their order, for "
@@ -164,6 +166,8 @@ static enum tcp_weight_rule stripe_rule(void)
 		return TCP_WEIGHTS_LINKS;
 	if (!strcmp(r, "static"))
 		return TCP_WEIGHTS_STATIC;
+	if (!strcmp(r, "rate"))
+		return TCP_WEIGHTS_RATE;
 	return TCP_WEIGHTS_FEEDBACK;
 }
 
@@ -1232,7 +1236,9 @@ static void stripe_weigh(struct tcp_stripe *st, const struct tcp_rail_report *re
 			live[k] |= st->slot[j].rail == k && !st->slot[j].off &&
 				   (!st->slot[j].conn || conn_home(st->slot[j].conn));
 	}
-	tcp_weights_raw(stripe_rule(), st->nrails, live, rep, sent, rate, raw);
+	/* the rates are the static rule's: feedback measures its own */
+	tcp_weights_raw(stripe_rule(), st->nrails, live, rep, sent,
+			stripe_rule() == TCP_WEIGHTS_STATIC ? rate : NULL, raw);
 	tcp_weights_smooth(st->nrails, live, raw, rep ? tcp_rail_beta : 1, tcp_rail_floor,
 			   st->share);
 	st->stale = 1;

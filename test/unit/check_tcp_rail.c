@@ -173,6 +173,60 @@ START_TEST(test_feedback_rule)
 }
 END_TEST
 
+/* rate: each rail by what it delivered while it had our bytes */
+START_TEST(test_rate_rule)
+{
+	struct tcp_rail_report rep[2];
+	uint64_t sent[2] = { 100, 30 };
+	double w[2];
+
+	memset(rep, 0, sizeof(rep));
+	/* a 100 and a 30 Mb/s rail, both busy the whole frame: 100 : 30 */
+	rep[0].arrive = 100;
+	rep[1].arrive = 30;
+	rep[0].path_total = 100;
+	rep[1].path_total = 30;
+	rep[0].busy = rep[1].busy = 1000000;
+	tcp_weights_raw(TCP_WEIGHTS_RATE, 2, NULL, rep, sent, NULL, w);
+	ck_assert(fabs(w[0] / w[1] - 100.0 / 30.0) < 1e-9);
+	/* equal parts over those rails: rail 0's part ends at 0.3 of the
+	 * frame, so its rate while busy is 100 again, where feedback's part of
+	 * the link is 1 on both and the slow rail keeps half */
+	rep[0].arrive = 30;
+	rep[0].path_total = 30;
+	rep[0].busy = 300000;
+	sent[0] = 30;
+	tcp_weights_raw(TCP_WEIGHTS_RATE, 2, NULL, rep, sent, NULL, w);
+	ck_assert(fabs(w[0] / w[1] - 100.0 / 30.0) < 1e-9);
+	/* (e)-like: two equal links that others share, our part 0.9 of link 1
+	 * and 0.1 of link 0; both parts busy all the frame: the rule keeps our
+	 * split (R_k alone), where feedback's R_k^2 / R_jk pulls further
+	 * toward link 1 */
+	rep[0].arrive = 10;
+	rep[1].arrive = 90;
+	rep[0].path_total = 100;
+	rep[1].path_total = 100;
+	rep[0].busy = rep[1].busy = 1000000;
+	sent[0] = 10;
+	sent[1] = 90;
+	tcp_weights_raw(TCP_WEIGHTS_RATE, 2, NULL, rep, sent, NULL, w);
+	ck_assert(fabs(w[1] / w[0] - 9) < 1e-9);
+	tcp_weights_raw(TCP_WEIGHTS_FEEDBACK, 2, NULL, rep, sent, NULL, w);
+	ck_assert(fabs(w[1] / w[0] - 81) < 1e-9);
+	/* link 0's part ends at half the frame: it gets twice the weight */
+	rep[0].busy = 500000;
+	tcp_weights_raw(TCP_WEIGHTS_RATE, 2, NULL, rep, sent, NULL, w);
+	ck_assert(fabs(w[1] / w[0] - 4.5) < 1e-9);
+	/* A < 1 scales, nothing read gets nothing (the floor) */
+	rep[0].arrive = 8;
+	tcp_weights_raw(TCP_WEIGHTS_RATE, 2, NULL, rep, sent, NULL, w);
+	ck_assert(fabs(w[0] - 8 / 0.5 * 0.8) < 1e-9);
+	rep[0].arrive = 0;
+	tcp_weights_raw(TCP_WEIGHTS_RATE, 2, NULL, rep, sent, NULL, w);
+	ck_assert(w[0] == 0);
+}
+END_TEST
+
 START_TEST(test_smooth)
 {
 	double share[3] = { 0.5, 0.5, 0 }, raw[3] = { 1, 3, 0 };
@@ -239,6 +293,7 @@ static Suite *weights_suite(void)
 	tcase_add_test(tc, test_pairing);
 	tcase_add_test(tc, test_links_rule);
 	tcase_add_test(tc, test_feedback_rule);
+	tcase_add_test(tc, test_rate_rule);
 	tcase_add_test(tc, test_smooth);
 	tcase_add_test(tc, test_converges_d);
 	suite_add_tcase(s, tc);
