@@ -153,8 +153,9 @@ def main(argv):
                 rate1 = 100 if nic1 == '100mbit' else 30
                 impls = [
                     ('michi-1rail', '0', {}),
-                    ('michi-feedback', '', {}),
+                    ('michi-feedback', '', {'MICHI_TCP_RAIL_WEIGHTS': 'feedback'}),
                     ('michi-rate', '', {'MICHI_TCP_RAIL_WEIGHTS': 'rate'}),
+                    ('michi-paper', '', {}),
                     ('michi-roundrobin', '', {'MICHI_TCP_RAIL_WEIGHTS': 'round-robin'}),
                     ('michi-static', '', {'MICHI_TCP_RAIL_WEIGHTS': 'static',
                                           'MICHI_TCP_RAIL_RATES': f'100,{rate1}'}),
@@ -183,7 +184,7 @@ def main(argv):
         if lat_rounds:
             grid_up('b', '100mbit', runlog)
             for r in range(1, lat_rounds + 1):
-                for impl, nets in (('michi-1rail', '0'), ('michi-feedback', '')):
+                for impl, nets in (('michi-1rail', '0'), ('michi-paper', '')):
                     for x in run(work, impl, ['A', 'B'], nets, {}, ['lat', '20000'], runlog):
                         v = x.split()
                         if v[1] == 'lat':
@@ -203,8 +204,9 @@ def main(argv):
             # every pair of hosts, and in g B and D share no network
             site = {'MICHI_SITE': 'lab'}
             impls = [
-                ('michi-feedback', dict(site)),
+                ('michi-feedback', dict(site, MICHI_TCP_RAIL_WEIGHTS='feedback')),
                 ('michi-rate', dict(site, MICHI_TCP_RAIL_WEIGHTS='rate')),
+                ('michi-paper', dict(site)),
                 ('michi-links', dict(site, MICHI_TCP_RAIL_WEIGHTS='links')),
                 ('michi-roundrobin', dict(site, MICHI_TCP_RAIL_WEIGHTS='round-robin')),
                 ('openmpi-2rails', {}),

@@ -46,12 +46,55 @@ int tcp_rails_pair(const struct tcp_rail_addr *l, int nl, const struct tcp_rail_
 	return n;
 }
 
+/* paper: W_k = c_k * (R_k / R_jk) * A_k, c_k the rail's rate while busy
+ * (R_k / b_k) where we are nearly alone on the receiver's link (our part
+ * at least ALONE), else the mean of those rates, else 1 (see tcp_rail.h) */
+#define ALONE 0.9
+static void weights_paper(int nrails, const int *live, const struct tcp_rail_report *rep,
+			  const uint64_t *sent, double *w)
+{
+	double part[TCP_RAILS_MAX], A[TCP_RAILS_MAX], c[TCP_RAILS_MAX], known = 0;
+	int k, nknown = 0, ok[TCP_RAILS_MAX];
+
+	for (k = 0; k < nrails && k < TCP_RAILS_MAX; k++) {
+		double R, S, b;
+
+		w[k] = 0;
+		ok[k] = (!live || live[k]) && rep && sent && sent[k] && rep[k].arrive &&
+			rep[k].path_total;
+		if (!ok[k])
+			continue;   /* nothing to judge it by: the floor */
+		R = (double)rep[k].arrive;
+		S = (double)sent[k];
+		A[k] = R < S ? R / S : 1.0;
+		part[k] = R / (double)rep[k].path_total;
+		if (part[k] > 1)
+			part[k] = 1;
+		b = rep[k].busy && rep[k].busy < 1000000 ? rep[k].busy / 1e6 : 1.0;
+		if (b < 0.05)
+			b = 0.05;
+		c[k] = 0;
+		if (part[k] >= ALONE) {
+			c[k] = R / b;
+			known += c[k];
+			nknown++;
+		}
+	}
+	for (k = 0; k < nrails && k < TCP_RAILS_MAX; k++)
+		if (ok[k])
+			w[k] = (c[k] > 0 ? c[k] : nknown ? known / nknown : 1.0) * part[k] * A[k];
+}
+
 void tcp_weights_raw(enum tcp_weight_rule rule, int nrails, const int *live,
 		     const struct tcp_rail_report *rep, const uint64_t *sent, const double *rate,
 		     double *w)
 {
 	int k;
 
+	if (rule == TCP_WEIGHTS_PAPER) {
+		weights_paper(nrails, live, rep, sent, w);
+		return;
+	}
 	for (k = 0; k < nrails; k++) {
 		w[k] = 0;
 		if (live && !live[k])
@@ -83,6 +126,8 @@ void tcp_weights_raw(enum tcp_weight_rule rule, int nrails, const int *live,
 			w[k] = R / b * part * A;
 			break;
 		}
+		case TCP_WEIGHTS_PAPER:
+			break;   /* above */
 		case TCP_WEIGHTS_RATE: {
 			double R, S, A, b;
 

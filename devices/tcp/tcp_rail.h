@@ -52,6 +52,15 @@
  *                toward the freer rail until they end together; unlike
  *                feedback's our-part-of-the-link factor, that has no
  *                pull toward the rail where we already send most.
+ *   paper        (the device's default) RI2N++ as the paper has it, our
+ *                part of each link,
+ *                W_k = c_k * (R_k / R_jk) * A_k, which steers toward the
+ *                receiver's less loaded link whatever our split; c_k is
+ *                the rail's rate while busy (R_k / b_k) only where we
+ *                have the receiver's link nearly to ourselves (our part
+ *                at least 0.9: a pair alone on rails of unequal rates),
+ *                elsewhere the mean of those rates, or 1 when there is
+ *                none (every link shared: the paper's links alike).
  * Guards of GRID.md §2.4: A at most 1; a rail with nothing sent or
  * nothing read gets the floor share, so that it is tried again and can
  * recover; the shares are smoothed between intervals (a moving average:
@@ -95,6 +104,7 @@ enum tcp_weight_rule {
 	TCP_WEIGHTS_STATIC,
 	TCP_WEIGHTS_FEEDBACK,
 	TCP_WEIGHTS_RATE,
+	TCP_WEIGHTS_PAPER,
 };
 
 /* What a receiver j reports to sender i for one interval, per rail k. */

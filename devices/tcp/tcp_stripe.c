@@ -36,8 +36,9 @@
  * EPOLLIN is off meanwhile). The sender's completion waits for every part.
  *
  * Weights. Each rail's share of the payload comes from tcp_rail_weights:
- * feedback (RI2N++ in bytes, the default), links (RI2N+), static (by
- * tcp_rail_rates or the interfaces' speeds), round-robin (RI2N). The
+ * paper (RI2N++ in bytes, the default), feedback and rate (variants with
+ * the rails' measured rates), links (RI2N+), static (by tcp_rail_rates
+ * or the interfaces' speeds), round-robin (RI2N); tcp_rail.h has them. The
  * receiver sends a report at most every tcp_rail_interval seconds while
  * chunks arrive: per rail, the bytes it read from this peer (R_k), the
  * bytes it read on its link of that rail from every peer (R_jk), the
@@ -76,14 +77,15 @@ static int tcp_rail_socks;
 MICHI_TUNABLE(tcp_rail_socks, "tcp_rail_socks", MICHI_T_INT, "0", MICHI_LEVEL_TUNER,
 	      "tcp connections on each rail of a peer pair, the main one included (0: 2 when "
 	      "the pair has one rail, else 1)");
-static const char *tcp_rail_weights = "feedback";
-MICHI_TUNABLE(tcp_rail_weights, "tcp_rail_weights", MICHI_T_STRING, "feedback",
+static const char *tcp_rail_weights = "paper";
+MICHI_TUNABLE(tcp_rail_weights, "tcp_rail_weights", MICHI_T_STRING, "paper",
 	      MICHI_LEVEL_TUNER,
-	      "how striped frames are shared among a peer pair's rails: feedback (RI2N++: "
-	      "from the receiver's reports, in bytes), rate (each rail's rate while it "
-	      "carried our bytes, from the same reports), links (RI2N+: inversely to the "
-	      "peers sharing the receiver's link), static (by tcp_rail_rates), round-robin "
-	      "(alike)");
+	      "how striped frames are shared among a peer pair's rails: paper (RI2N++ as paper "
+	      "B has it: our part of each of the receiver's links, from its reports in bytes, "
+	      "with the rails' rates where we are alone on them), feedback (our part times our "
+	      "rate on every rail), rate (each rail's rate while it carried our bytes), links "
+	      "(RI2N+: inversely to the peers sharing the receiver's link), static (by "
+	      "tcp_rail_rates), round-robin (alike)");
 static const char *tcp_rail_rates = "";
 MICHI_TUNABLE(tcp_rail_rates, "tcp_rail_rates", MICHI_T_STRING, "", MICHI_LEVEL_TUNER,
 	      "line rates (any unit) of this rank's card addresses in their order, for "
@@ -168,7 +170,9 @@ static enum tcp_weight_rule stripe_rule(void)
 		return TCP_WEIGHTS_STATIC;
 	if (!strcmp(r, "rate"))
 		return TCP_WEIGHTS_RATE;
-	return TCP_WEIGHTS_FEEDBACK;
+	if (!strcmp(r, "feedback"))
+		return TCP_WEIGHTS_FEEDBACK;
+	return TCP_WEIGHTS_PAPER;
 }
 
 struct tcp_conn *tcp_stripe_conn(const struct tcp_peer *p, int slot)

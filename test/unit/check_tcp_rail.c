@@ -189,6 +189,9 @@ START_TEST(test_rate_rule)
 	rep[0].busy = rep[1].busy = 1000000;
 	tcp_weights_raw(TCP_WEIGHTS_RATE, 2, NULL, rep, sent, NULL, w);
 	ck_assert(fabs(w[0] / w[1] - 100.0 / 30.0) < 1e-9);
+	/* paper: alone on both rails, their rates */
+	tcp_weights_raw(TCP_WEIGHTS_PAPER, 2, NULL, rep, sent, NULL, w);
+	ck_assert(fabs(w[0] / w[1] - 100.0 / 30.0) < 1e-9);
 	/* equal parts over those rails: rail 0's part ends at 0.3 of the
 	 * frame, so its rate while busy is 100 again, where feedback's part of
 	 * the link is 1 on both and the slow rail keeps half */
@@ -213,6 +216,16 @@ START_TEST(test_rate_rule)
 	ck_assert(fabs(w[1] / w[0] - 9) < 1e-9);
 	tcp_weights_raw(TCP_WEIGHTS_FEEDBACK, 2, NULL, rep, sent, NULL, w);
 	ck_assert(fabs(w[1] / w[0] - 81) < 1e-9);
+	/* paper: our part of each link; 0.9 : 0.1 of two shared links stays
+	 * 9 : 1 (no pull), and with link 1 carrying 150 against link 0's 50
+	 * it steers toward link 0 (0.6 : 0.2) */
+	tcp_weights_raw(TCP_WEIGHTS_PAPER, 2, NULL, rep, sent, NULL, w);
+	ck_assert(fabs(w[1] / w[0] - 9) < 1e-9);
+	rep[0].path_total = 50;
+	rep[1].path_total = 150;
+	tcp_weights_raw(TCP_WEIGHTS_PAPER, 2, NULL, rep, sent, NULL, w);
+	ck_assert(fabs(w[1] / w[0] - 3) < 1e-9);
+	rep[0].path_total = rep[1].path_total = 100;
 	/* link 0's part ends at half the frame: it gets twice the weight */
 	rep[0].busy = 500000;
 	tcp_weights_raw(TCP_WEIGHTS_RATE, 2, NULL, rep, sent, NULL, w);
