@@ -189,7 +189,6 @@ struct tcp_stream {
 	int down, tries, noring;
 	int old_fd;           /* a move's old socket, closed when the new one is taken */
 	double down_since, retry_at, backoff, move_at, ack_at;
-	int try_rail;
 	unsigned failovers;
 	uint32_t attempt;     /* our last resume connection's number (its hello's) */
 	uint32_t peer_attempt;   /* the peer's last one we took: older ones are stale */
@@ -338,7 +337,6 @@ struct tcp_state {
 	struct tcp_conn timed;    /* list head of conns with deadlines */
 	int n_retrying;           /* peers waiting for a connect retry */
 	int n_ticking;            /* retrying peers and resilient streams: timers run */
-	int n_down;               /* resilient streams without a socket */
 	double tick_at;
 	int n_notify;             /* peers with a pending peer_failed upcall */
 	struct tcp_conn *dead;

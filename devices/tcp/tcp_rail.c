@@ -46,6 +46,26 @@ int tcp_rails_pair(const struct tcp_rail_addr *l, int nl, const struct tcp_rail_
 	return n;
 }
 
+/* What the rules read of rail k's report: R_k, A_k = min(1, R_k / S_k),
+ * our part of the link R_k / R_jk (at most 1) and b_k (at least 0.05: a
+ * rail barely used has a rate that is a guess). Returns 0 when there is
+ * nothing to judge the rail by (it gets the floor); need_path: R_jk too. */
+static int rail_obs(const struct tcp_rail_report *rep, const uint64_t *sent, int k,
+		    int need_path, double *R, double *A, double *part, double *b)
+{
+	if (!rep || !sent || !sent[k] || !rep[k].arrive || (need_path && !rep[k].path_total))
+		return 0;
+	*R = (double)rep[k].arrive;
+	*A = *R < (double)sent[k] ? *R / (double)sent[k] : 1.0;
+	*part = rep[k].path_total ? *R / (double)rep[k].path_total : 1.0;
+	if (*part > 1)
+		*part = 1;
+	*b = rep[k].busy && rep[k].busy < 1000000 ? rep[k].busy / 1e6 : 1.0;
+	if (*b < 0.05)
+		*b = 0.05;
+	return 1;
+}
+
 /* paper: W_k = c_k * (R_k / R_jk) * A_k, c_k the rail's rate while busy
  * (R_k / b_k) where we are nearly alone on the receiver's link (our part
  * at least ALONE), else the mean of those rates, else 1 (see tcp_rail.h) */
@@ -57,22 +77,12 @@ static void weights_paper(int nrails, const int *live, const struct tcp_rail_rep
 	int k, nknown = 0, ok[TCP_RAILS_MAX];
 
 	for (k = 0; k < nrails && k < TCP_RAILS_MAX; k++) {
-		double R, S, b;
+		double R, b;
 
 		w[k] = 0;
-		ok[k] = (!live || live[k]) && rep && sent && sent[k] && rep[k].arrive &&
-			rep[k].path_total;
+		ok[k] = (!live || live[k]) && rail_obs(rep, sent, k, 1, &R, &A[k], &part[k], &b);
 		if (!ok[k])
-			continue;   /* nothing to judge it by: the floor */
-		R = (double)rep[k].arrive;
-		S = (double)sent[k];
-		A[k] = R < S ? R / S : 1.0;
-		part[k] = R / (double)rep[k].path_total;
-		if (part[k] > 1)
-			part[k] = 1;
-		b = rep[k].busy && rep[k].busy < 1000000 ? rep[k].busy / 1e6 : 1.0;
-		if (b < 0.05)
-			b = 0.05;
+			continue;   /* the floor */
 		c[k] = 0;
 		if (part[k] >= ALONE) {
 			c[k] = R / b;
@@ -109,39 +119,17 @@ void tcp_weights_raw(enum tcp_weight_rule rule, int nrails, const int *live,
 		case TCP_WEIGHTS_STATIC:
 			w[k] = rate && rate[k] > 0 ? rate[k] : 0;
 			break;
-		case TCP_WEIGHTS_FEEDBACK: {
-			double R, S, A, part, b;
+		case TCP_WEIGHTS_FEEDBACK:
+		case TCP_WEIGHTS_RATE: {
+			double R, A, part, b;
 
-			if (!rep || !sent || !sent[k] || !rep[k].arrive || !rep[k].path_total)
-				break;   /* nothing to judge it by: the floor */
-			R = (double)rep[k].arrive;
-			S = (double)sent[k];
-			A = R < S ? R / S : 1.0;
-			part = R / (double)rep[k].path_total;
-			if (part > 1)
-				part = 1;
-			b = rep[k].busy && rep[k].busy < 1000000 ? rep[k].busy / 1e6 : 1.0;
-			if (b < 0.05)
-				b = 0.05;   /* a rail barely used: its rate is a guess */
-			w[k] = R / b * part * A;
+			if (!rail_obs(rep, sent, k, rule == TCP_WEIGHTS_FEEDBACK, &R, &A, &part, &b))
+				break;   /* the floor */
+			w[k] = R / b * A * (rule == TCP_WEIGHTS_FEEDBACK ? part : 1.0);
 			break;
 		}
 		case TCP_WEIGHTS_PAPER:
 			break;   /* above */
-		case TCP_WEIGHTS_RATE: {
-			double R, S, A, b;
-
-			if (!rep || !sent || !sent[k] || !rep[k].arrive)
-				break;   /* nothing to judge it by: the floor */
-			R = (double)rep[k].arrive;
-			S = (double)sent[k];
-			A = R < S ? R / S : 1.0;
-			b = rep[k].busy && rep[k].busy < 1000000 ? rep[k].busy / 1e6 : 1.0;
-			if (b < 0.05)
-				b = 0.05;
-			w[k] = R / b * A;
-			break;
-		}
 		}
 	}
 }

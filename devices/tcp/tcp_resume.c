@@ -243,8 +243,6 @@ void tcp_stream_free(struct tcp_conn *c)
 		sm->out->abandoned = 1;
 		tcp_conn_close(sm->out);
 	}
-	if (sm->down)
-		tcp.n_down--;
 	if (sm->old_fd >= 0)
 		close(sm->old_fd);
 	free(sm->buf);
@@ -282,7 +280,6 @@ static void stream_drop_fd(struct tcp_conn *c, int keep)
 		sm->retry_at = 0;
 		sm->backoff = tcp_rail_retry;
 		sm->tries = 0;
-		tcp.n_down++;
 	}
 	sm->failovers++;
 	tcp_stripe_changed(tcp_peer_of(c->peer));
@@ -356,10 +353,7 @@ static int stream_adopt(struct tcp_conn *s, struct tcp_conn *from, uint64_t peer
 	sm->acked = peer_read;
 	sm->replay = peer_read;
 	sm->rail = rail_of_fd(p, fd);
-	if (sm->down) {
-		sm->down = 0;
-		tcp.n_down--;
-	}
+	sm->down = 0;
 	sm->move_at = michi_wtime() + tcp_rail_retry;
 	michi_info("tcp: rank %d resumed %s %d to rank %d on rail %d (%s) after %.3f s, "
 		   "%llu bytes sent again", tcp.rank,
@@ -426,7 +420,6 @@ static void stream_try(struct tcp_peer *p, struct tcp_conn *s, int r)
 	}
 	s->sm->out->slot = s->slot;
 	s->sm->out->resume = 1;
-	s->sm->try_rail = r;
 	s->sm->attempt++;
 	/* a cut rail swallows the SYN (the kernel sends it again only after
 	 * a second): the next try soon */
