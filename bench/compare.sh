@@ -668,7 +668,7 @@ overlap_times_table() {
 
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "model: $(lscpu | sed -n 's/^Model name: *//p' | head -1)"
+	echo "model: $("$here/cpu-id.sh")"
 	echo "cores: $ncores ($(lscpu | sed -n 's/^Thread(s) per core: *//p') thread(s) per core)"
 	echo "kernel: $(uname -sr)"
 	echo "hypervisor: $(lscpu | sed -n 's/^Hypervisor vendor: *//p')"

@@ -65,7 +65,7 @@ cc -O2 -I"$TOP/coll" -o "$WORK/lanes_predict" "$TOP/bench/lanes_predict.c" "$TOP
 
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "cpu: $(lscpu | sed -n 's/^Model name: *//p')"
+	echo "cpu: $("$TOP/bench/cpu-id.sh")"
 	echo "cores: $(nproc)"
 	echo "memory: $(free -g | awk '/^Mem:/ {print $2 " GiB"}')"
 	echo "kernel: $(uname -r)"

@@ -32,7 +32,7 @@ OUT=${GRID_FIDELITY_OUT:-$TOP/bench/results/$(date -u +%Y-%m-%d)-grid-fidelity}
 mkdir -p "$OUT"
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "cpu: $(lscpu | sed -n 's/^Model name: *//p')"
+	echo "cpu: $("$TOP/bench/cpu-id.sh")"
 	echo "cores: $(nproc)"
 	echo "kernel: $(uname -r)"
 	echo "commit: $(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)"

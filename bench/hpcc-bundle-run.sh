@@ -76,7 +76,7 @@ run_one() {
 }
 
 {
-	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+	echo "cpu: $("$b/cpu-id.sh")"
 	echo "cores: $(nproc)"
 	echo "kernel: $(uname -r)"
 	cat "$b/versions.txt"

@@ -93,6 +93,7 @@ done
 need=$(find "$b" -type f -exec sh -c 'head -c4 "$1" | grep -q ELF && objdump -T "$1" 2>/dev/null' _ {} \; |
 	grep -o 'GLIBC_[0-9.]*' | sort -u -V | tail -1)
 cp "$here/hpcc-bundle-run.sh" "$b/run.sh"
+cp "$here/cpu-id.sh" "$b/cpu-id.sh"
 "$top/test/external/hpcc/run" --write-input "$b/input" --ranks "2 4 8 16" --workdir "$stage/w"
 rm -rf "$stage/w"
 {

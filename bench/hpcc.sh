@@ -117,7 +117,7 @@ for n in $ranks; do
 done
 
 [ -n "$import" ] || { [ -n "$again" ] && [ -s "$outdir/machine.txt" ]; } || {
-	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+	echo "cpu: $("$here/cpu-id.sh")"
 	echo "cores: $(nproc)"
 	echo "kernel: $(uname -r)"
 	echo "michi: the installation in MICHI_PREFIX (or build/install); tree at commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"

@@ -46,7 +46,7 @@ mpicc.mpich -O2 -o "$WORK/railprog.mpich" "$TOP/test/net/railprog.c"
 mpicc.openmpi -O2 -o "$WORK/railprog.openmpi" "$TOP/test/net/railprog.c"
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "cpu: $(lscpu | sed -n 's/^Model name: *//p')"
+	echo "cpu: $("$TOP/bench/cpu-id.sh")"
 	echo "cores: $(nproc)"
 	echo "memory: $(free -g | awk '/^Mem:/ {print $2 " GiB"}')"
 	echo "kernel: $(uname -r)"

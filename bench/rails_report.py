@@ -14,10 +14,40 @@ from collections import defaultdict
 
 
 def adaptive(m, part):
-    """Michi's default rule's row name in a part: michi-paper since the
-    paper rule became the default, michi-feedback in runs before."""
-    return 'michi-paper' if any(k[0] == part and k[3] == 'michi-paper' for k in m) \
-        else 'michi-feedback'
+    """Michi's default rule's row name in a part: michi-feedback, the
+    default but for the runs of 2026-11-29 made while paper was (they
+    have a michi-paper row and no michi-feedback one)."""
+    return 'michi-feedback' if any(k[0] == part and k[3] == 'michi-feedback' for k in m) \
+        else 'michi-paper'
+
+
+def paper_verdicts(m):
+    """Issue 31's acceptance on paper B's configurations: the default rule
+    against round-robin (h 1.6x, d 1.3x, b, c, e within 3%) and in h
+    against the better of MPTCP and Open MPI over both interfaces (1.2x)."""
+    dflt = adaptive(m, 'paper')
+    md = []
+
+    def get(c, impl):
+        return m.get(('paper', c, '100mbit', impl, 'flow'))
+
+    for c, want, how in (('h', 1.6, 'at least'), ('d', 1.3, 'at least'), ('b', 0.03, 'within'),
+                         ('c', 0.03, 'within'), ('e', 0.03, 'within')):
+        a, rr = get(c, dflt), get(c, 'michi-roundrobin')
+        if not a or not rr:
+            continue
+        ok = a / rr >= want if how == 'at least' else abs(a / rr - 1) <= want
+        wtxt = f'{want}x' if how == 'at least' else f'{want:.0%}'
+        md.append(f'- {c}: {a / rr:.2f}x round-robin ({how} {wtxt} wanted): '
+                  f'{"met" if ok else "not met"}')
+    peers = [(get('h', i), i) for i in ('michi-mptcp', 'mpich-mptcp', 'openmpi-2rails')
+             if get('h', i)]
+    if peers and get('h', dflt):
+        best, who = max(peers)
+        md.append(f'- h: {get("h", dflt) / best:.2f}x the better of MPTCP and Open MPI '
+                  f'({who}, {best:.1f} Mb/s; at least 1.2x wanted): '
+                  f'{"met" if get("h", dflt) / best >= 1.2 else "not met"}')
+    return [''] + md if md else []
 
 
 def failover_md(d, m, med):
@@ -178,20 +208,23 @@ def main(d):
         cfgs = sorted({k[1] for k in m if k[0] == 'paper'})
         with open(os.path.join(d, 'paper.csv'), 'w', newline='') as f:
             w = csv.writer(f)
-            w.writerow(['cfg', 'impl', 'burst_mbits'])
+            w.writerow(['cfg', 'impl', 'flow_mbits'])
             for c in cfgs:
                 for impl in paper:
-                    w.writerow([c, impl, m.get(('paper', c, '100mbit', impl, 'burst'), '')])
+                    w.writerow([c, impl, m.get(('paper', c, '100mbit', impl, 'flow'), '')])
         md += ['## Paper B\'s configurations: every client bursts to the server A', '',
+               'Mb/s received by A\'s NICs while every client sends 4 MiB messages one '
+               'after the other (from a quarter of the run to nine tenths).', '',
                '| cfg | ' + ' | '.join(paper) + f' | {adaptive(m, "paper")[6:]} / round-robin |',
                '|---|' + '---:|' * (len(paper) + 1)]
         for c in cfgs:
-            v = [m.get(('paper', c, '100mbit', i, 'burst')) for i in paper]
-            fb = m.get(('paper', c, '100mbit', adaptive(m, 'paper'), 'burst'))
-            rr = m.get(('paper', c, '100mbit', 'michi-roundrobin', 'burst'))
+            v = [m.get(('paper', c, '100mbit', i, 'flow')) for i in paper]
+            fb = m.get(('paper', c, '100mbit', adaptive(m, 'paper'), 'flow'))
+            rr = m.get(('paper', c, '100mbit', 'michi-roundrobin', 'flow'))
             ratio = f'{fb / rr:.2f}x' if fb and rr else ''
             md.append(f'| {c} | ' + ' | '.join('' if x is None else f'{x:.1f}' for x in v) +
                       f' | {ratio} |')
+        md += paper_verdicts(m)
         fb = m.get(('paper', 'd8', '100mbit', adaptive(m, 'paper'), 'sender2'))
         rr = m.get(('paper', 'd8', '100mbit', 'michi-roundrobin', 'sender2'))
         ln = m.get(('paper', 'd8', '100mbit', 'michi-links', 'sender2'))
@@ -218,7 +251,7 @@ def main(d):
                    f'plot "{os.path.join(d, "pair.csv")}" every ::1::{len(pair)} using 3:xtic(2) '
                    f'title "100+100", "" every ::{len(pair) + 1} using 3 title "100+30"']
     if paper:
-        script += ['set title "paper B: clients burst to A (aggregate at A)"',
+        script += ['set title "paper B: clients burst to A (received at A\'s NICs)"',
                    'set datafile separator ","']
         plots = []
         for k, impl in enumerate(paper):

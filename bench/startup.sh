@@ -84,7 +84,7 @@ done
 {
 	echo "# startup"
 	echo
-	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(lscpu | sed -n 's/^Model name: *//p' | head -1)," \
+	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $("$here/cpu-id.sh")," \
 		"$(nproc) cores, $(uname -r). $rounds interleaved rounds; each figure the median"
 	echo "(min-max) wall time of \`launcher -n N ./init_finalize\`, oversubscribed."
 	echo "Michi at $(git -C "$here/.." rev-parse --short HEAD), its mpirun running the mpicc.mpich binary."

@@ -34,6 +34,17 @@
  *                         (RAILPROG_PINGERS=R,R: those senders send 8 bytes
  *                         a second instead, ITERS times, as paper B's Table
  *                         8; the burst's time and rate leave them out)
+ *   flow BYTES SECONDS    every rank but 0 sends 0 messages of BYTES for
+ *                         SECONDS, one after the other (paper B's
+ *                         continuous client bursts; RAILPROG_PINGERS as in
+ *                         burst); rank 0 checks every message and measures
+ *                         what its network interfaces received (all but
+ *                         lo, from /proc/net/dev) from a quarter of SECONDS
+ *                         to nine tenths, as paper B measured at the
+ *                         server: prints "railprog flow BYTES SECONDS
+ *                         WINDOW MBITS" and per sender "railprog sender R
+ *                         MSGS MBITS" (its messages completed in the
+ *                         window)
  *   lat ITERS             ranks 0 and 1: 8-byte ping-pong (after a 4 MiB
  *                         message each way, which opens the rails), prints
  *                         "railprog lat ITERS MIN_US MEDIAN_US"
@@ -43,6 +54,8 @@
  * With RAILPROG_SAMPLE=SECONDS as well, the senders of stream print
  * "railprog sample RANK T NAME VALUE" for each of those variables about
  * every SECONDS (after a batch; T from the stream's start).
+ * With RAILPROG_RSS set, every rank prints at the end "railprog rss RANK
+ * KB", its peak resident memory (VmHWM).
  * Errors print "railprog: rank R: ..." and abort.
  */
 #include <mpi.h>
@@ -352,20 +365,15 @@ static void bw(long bytes, long iters)
 	free(buf);
 }
 
-static void burst(long bytes, long iters)
+/* RAILPROG_PINGERS: the senders that only ping, 8 bytes a second (paper
+ * B's Table 8); a flag per rank */
+static int *pingers(void)
 {
-	char *buf = malloc((size_t)bytes * (rank == 0 ? (size_t)size : 1));
-	double best = 0, *done = calloc((size_t)size, sizeof(double)),
-	       *keep = calloc((size_t)size, sizeof(double));
-	MPI_Request *req = calloc((size_t)size, sizeof(MPI_Request));
-	long *left = calloc((size_t)size, sizeof(long));
-	int *pinger = calloc((size_t)size, sizeof(int)), r, s, n = 0;
+	int *pinger = calloc((size_t)size, sizeof(int));
 	const char *pl = getenv("RAILPROG_PINGERS");
-	long i;
 
-	if (!buf || !done || !keep || !req || !left || !pinger)
+	if (!pinger)
 		die("no memory");
-	/* paper B's Table 8: these senders only ping, 8 bytes a second */
 	while (pl && *pl) {
 		char *end;
 		long v = strtol(pl, &end, 10);
@@ -376,6 +384,21 @@ static void burst(long bytes, long iters)
 			pinger[v] = 1;
 		pl = *end ? end + 1 : end;
 	}
+	return pinger;
+}
+
+static void burst(long bytes, long iters)
+{
+	char *buf = malloc((size_t)bytes * (rank == 0 ? (size_t)size : 1));
+	double best = 0, *done = calloc((size_t)size, sizeof(double)),
+	       *keep = calloc((size_t)size, sizeof(double));
+	MPI_Request *req = calloc((size_t)size, sizeof(MPI_Request));
+	long *left = calloc((size_t)size, sizeof(long));
+	int *pinger = pingers(), r, s, n = 0;
+	long i;
+
+	if (!buf || !done || !keep || !req || !left)
+		die("no memory");
 	for (s = 1; s < size; s++)
 		n += !pinger[s];
 	if (rank)
@@ -446,6 +469,104 @@ static void burst(long bytes, long iters)
 	free(pinger);
 }
 
+/* Bytes received so far by this network namespace's interfaces, lo
+ * left out (the server's NICs, as paper B measured) */
+static double nic_rx_bytes(void)
+{
+	FILE *f = fopen("/proc/net/dev", "r");
+	char line[512];
+	double sum = 0;
+
+	if (!f)
+		die("flow: cannot read /proc/net/dev");
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *name = line;
+		unsigned long long rx;
+
+		if (!colon)
+			continue;	/* the two heading lines */
+		*colon = '\0';
+		while (*name == ' ')
+			name++;
+		if (strcmp(name, "lo") && sscanf(colon + 1, "%llu", &rx) == 1)
+			sum += (double)rx;
+	}
+	fclose(f);
+	return sum;
+}
+
+static void flow(long bytes, double seconds)
+{
+	char *buf = malloc((size_t)bytes * (rank == 0 ? (size_t)size : 1));
+	MPI_Request *req = calloc((size_t)size, sizeof(MPI_Request));
+	long *msgs = calloc((size_t)size, sizeof(long));
+	int *pinger = pingers(), go = 1, s, active = size - 1, stage = 0;
+	double t0, marks[2] = { 0.25 * seconds, 0.9 * seconds }, at[2] = { 0, 0 }, rx[2] = { 0, 0 };
+
+	if (!buf || !req || !msgs)
+		die("no memory");
+	if (rank)
+		fill((uint32_t *)buf, (size_t)bytes, rank, 0);
+	/* rank 0 starts each sender: no collective, so that clients with no
+	 * network in common (paper B's g) need not meet */
+	if (rank == 0)
+		for (s = 1; s < size; s++)
+			MPI_Send(&go, 1, MPI_INT, s, 1, MPI_COMM_WORLD);
+	else
+		MPI_Recv(&go, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	t0 = MPI_Wtime();
+	if (rank) {
+		while (MPI_Wtime() - t0 < seconds) {
+			MPI_Send(buf, pinger[rank] ? 8 : (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+			if (pinger[rank])
+				usleep(1000000);
+		}
+		MPI_Send(buf, 0, MPI_BYTE, 0, 2, MPI_COMM_WORLD);   /* the end */
+		goto out;
+	}
+	for (s = 1; s < size; s++)
+		MPI_Irecv(buf + (size_t)s * (size_t)bytes, (int)bytes, MPI_BYTE, s, MPI_ANY_TAG,
+			  MPI_COMM_WORLD, &req[s]);
+	/* the interfaces are read at the first completion past each mark:
+	 * messages end a few times a second, and the times taken are exact */
+	while (active) {
+		MPI_Status st;
+		double now;
+		int idx;
+
+		MPI_Waitany(size - 1, req + 1, &idx, &st);
+		s = idx + 1;
+		now = MPI_Wtime() - t0;
+		if (stage < 2 && now >= marks[stage]) {
+			rx[stage] = nic_rx_bytes();
+			at[stage++] = now;
+		}
+		if (st.MPI_TAG == 2) {
+			active--;
+			continue;
+		}
+		if (!pinger[s] && !check((uint32_t *)(buf + (size_t)s * (size_t)bytes),
+					 (size_t)bytes, s, 0))
+			die("flow: a message is not what was sent");
+		if (stage == 1)
+			msgs[s]++;
+		MPI_Irecv(buf + (size_t)s * (size_t)bytes, (int)bytes, MPI_BYTE, s, MPI_ANY_TAG,
+			  MPI_COMM_WORLD, &req[s]);
+	}
+	if (stage < 2)
+		die("flow: no message ended after nine tenths of the time");
+	printf("railprog flow %ld %.0f %.3f %.2f\n", bytes, seconds, at[1] - at[0],
+	       (rx[1] - rx[0]) * 8 / (at[1] - at[0]) / 1e6);
+	for (s = 1; s < size; s++)
+		printf("railprog sender %d %ld %.2f\n", s, msgs[s],
+		       (double)msgs[s] * (double)(pinger[s] ? 8 : bytes) * 8 / (at[1] - at[0]) / 1e6);
+out:
+	free(buf);
+	free(req);
+	free(msgs);
+	free(pinger);
+}
+
 static void lat(long iters)
 {
 	double *t = malloc(sizeof(double) * (size_t)iters), v = 0;
@@ -484,6 +605,21 @@ static void lat(long iters)
 	free(t);
 }
 
+/* The peak resident memory of this process, in KiB (0 if unknown). */
+static long peak_rss_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmHWM:", 6))
+			kb = strtol(line + 6, NULL, 10);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
 static long arg(const char *s, long lo, long hi)
 {
 	char *end;
@@ -503,13 +639,15 @@ int main(int argc, char **argv)
 		pvars_start(getenv("RAILPROG_PVARS"));
 	if (size < 2 || argc < 3)
 		die("usage: railprog stream SECONDS | pingpong SECONDS | bw BYTES ITERS | "
-		    "burst BYTES ITERS | lat ITERS (2 ranks or more)");
+		    "burst BYTES ITERS | flow BYTES SECONDS | lat ITERS (2 ranks or more)");
 	if (!strcmp(argv[1], "stream"))
 		stream((double)arg(argv[2], 1, 3600));
 	else if (!strcmp(argv[1], "bw") && argc > 3)
 		bw(arg(argv[2], 4, 1L << 30), arg(argv[3], 1, 100000));
 	else if (!strcmp(argv[1], "burst") && argc > 3)
 		burst(arg(argv[2], 4, 1L << 28), arg(argv[3], 1, 100000));
+	else if (!strcmp(argv[1], "flow") && argc > 3)
+		flow(arg(argv[2], 4, 1L << 28), (double)arg(argv[3], 2, 3600));
 	else if (!strcmp(argv[1], "pingpong"))
 		pingpong((double)arg(argv[2], 1, 3600));
 	else if (!strcmp(argv[1], "lat"))
@@ -518,6 +656,8 @@ int main(int argc, char **argv)
 		die("unknown mode");
 	if (getenv("RAILPROG_PVARS"))
 		pvars_print();
+	if (getenv("RAILPROG_RSS"))
+		printf("railprog rss %d %ld\n", rank, peak_rss_kb());
 	MPI_Finalize();
 	return 0;
 }
