@@ -135,6 +135,16 @@ michi_status_t tcp_open(struct michi_job *job, int all_local, int publish)
 	st = tcp_iface_card(tcp.port, tcp.all_local, card, sizeof(card));
 	if (st < 0)
 		goto err_close_listener;
+	/* a pair keeps resilient streams only when both ends do (a ring
+	 * that no acknowledgement empties would grow without end): the card
+	 * says so, and a card that cannot say it is cut short */
+	if (!tcp_rail_failover && strlen(card) + sizeof(TCP_CARD_NOFAILOVER) + 1 > sizeof(card)) {
+		st = michi_err(MICHI_ERR_INTERN, "tcp: business card longer than %zu bytes",
+			       sizeof(card));
+		goto err_close_listener;
+	}
+	if (!tcp_rail_failover)
+		strcat(strcat(card, ","), TCP_CARD_NOFAILOVER);
 	snprintf(key, sizeof(key), "tcp-%d", tcp.rank);
 	st = publish ? job->kvs_put(key, card) : MICHI_OK;
 	if (st < 0) {

@@ -297,6 +297,7 @@ struct tcp_peer {
 	struct tcp_sendq *sq_head, *sq_tail;
 	/* rails and rail connections (tcp_stripe.c), made at the first large frame */
 	struct tcp_stripe *stripe;
+	int no_failover;          /* its card says MICHI_TCP_RAIL_FAILOVER=no */
 	int stripe_off;           /* none to this peer (another job's, or none could open) */
 	michi_status_t fail_st;
 	int notify_failed;        /* the peer_failed upcall still to be made */
@@ -434,6 +435,7 @@ double tcp_rail_interval_get(void);
 enum { TCP_PV_BYTES, TCP_PV_SHARE, TCP_PV_LIVE, TCP_PV_FAILOVERS };
 
 /* tcp_resume.c: resilient streams (failover) */
+#define TCP_CARD_NOFAILOVER "nofailover"   /* a card's word: the rank keeps none */
 extern int tcp_rail_failover MICHI_HIDDEN;
 ssize_t tcp_stream_sendmsg(struct tcp_conn *c, struct msghdr *msg);
 int tcp_stream_replay(struct tcp_conn *c);

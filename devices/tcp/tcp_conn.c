@@ -314,10 +314,15 @@ michi_status_t tcp_peer_card(int peer)
 	}
 	snprintf(orig, sizeof(orig), "%s", card);
 	p->naddr = 0;
+	p->no_failover = 0;
 	for (s = strtok_r(card, ",", &save); s && p->naddr < TCP_MAX_ADDRS;
 	     s = strtok_r(NULL, ",", &save)) {
 		struct sockaddr_in *sa = &p->addrs[p->naddr];
 
+		if (!strcmp(s, TCP_CARD_NOFAILOVER)) {
+			p->no_failover = 1;
+			continue;
+		}
 		if (!tcp_iface_parse(s, sa, &p->aprefix[p->naddr]))
 			continue;
 		/* loopback on another host is some other machine's loopback */

@@ -57,7 +57,7 @@
 int tcp_rail_failover = 1;
 MICHI_TUNABLE(tcp_rail_failover, "tcp_rail_failover", MICHI_T_BOOL, "yes", MICHI_LEVEL_USER,
 	      "move a peer pair's connections to another rail when theirs fails, losing "
-	      "nothing (pairs with more than one rail; every rank must agree)");
+	      "nothing (pairs with more than one rail, where both ranks have it on)");
 static double tcp_rail_timeout = 0.3;
 MICHI_TUNABLE(tcp_rail_timeout, "tcp_rail_timeout", MICHI_T_DOUBLE, "0.3", MICHI_LEVEL_TUNER,
 	      "seconds a resilient connection may have bytes out with no acknowledgement "

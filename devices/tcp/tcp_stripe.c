@@ -409,7 +409,7 @@ static void slot_up(struct tcp_stripe *st, int k, struct tcp_conn *c, size_t hs)
 	c->slot = k;
 	sl->conn = c;
 	st->stale = 1;
-	if (st->nrails > 1)
+	if (st->nrails > 1 && !tcp_peer_of(st->peer)->no_failover)
 		tcp_stream_make(c, sl->rail, hs);
 	michi_debug("tcp: rank %d has rail connection %d to rank %d via %s", tcp.rank, k,
 		    st->peer, c->name);
@@ -1312,7 +1312,7 @@ void tcp_stripe_resilient(struct tcp_peer *p, size_t hs)
 	/* two addresses on each side at least, or one rail is all there is */
 	if (!p->naddr && tcp_peer_card(peer) < 0)
 		return;
-	if (p->naddr < 2)
+	if (p->naddr < 2 || p->no_failover)
 		return;
 	st = tcp_stripe_get(peer);
 	if (st && st->nrails > 1)

@@ -17,6 +17,10 @@
 #    Every message arrives; both logs name lost and resumed connections;
 #    MPI_T counts failovers on both rails (railprog's RAILPROG_PVARS).
 #  b, both of B's networks cut for 3 s: the stream waits and goes on.
+#  b, A with MICHI_TCP_RAIL_FAILOVER=no and B with it on, B streaming to
+#    A: the pair keeps no resilient streams (A would never acknowledge
+#    and B's copy of what it sent would grow without end), so B's peak
+#    memory stays under 100 MB while it streams 150 MB or more.
 #  c (B and C dual) streaming to A at once, A receiving with MPI_ANY_SOURCE,
 #    while A's Network-1 is cut and restored: both resume, nothing lost.
 # Stalls are printed, never judged (bench/rails.sh --parts failover
@@ -82,6 +86,18 @@ michi "$WORK/b_both" -genv MICHI_LOG info --host A,B -n 2 "$RPROG" stream 10 ||
 wait $SCHED
 grep -q '^railprog stream ok ' "$WORK/b_both" || fail "b, both cut: $(cat "$WORK/b_both" "$WORK/b_both.err")"
 echo "b, both cut for 3 s: $(grep '^railprog stream ok ' "$WORK/b_both")"
+michi "$WORK/b_asym" -genv MICHI_LOG info -genv RAILPROG_RSS 1 --host A,B \
+	-n 1 -env MICHI_TCP_RAIL_FAILOVER no "$RPROG" stream 12 : -n 1 "$RPROG" stream 12 ||
+	fail "b, failover on one side only: exit $?: $(tail -5 "$WORK/b_asym.err")"
+line=$(grep '^railprog stream ok ' "$WORK/b_asym") ||
+	fail "b, failover on one side only: $(cat "$WORK/b_asym" "$WORK/b_asym.err")"
+set -- $line
+bytes=$5
+kb=$(awk '$1 == "railprog" && $2 == "rss" && $3 == 1 { print $4 }' "$WORK/b_asym")
+[ "$bytes" -ge 150000000 ] || fail "b, failover on one side only: B streamed only $bytes bytes"
+[ -n "$kb" ] && [ "$kb" -lt 100000 ] ||
+	fail "b, failover on one side only: B's peak memory ${kb:-unknown} KiB after $bytes bytes"
+echo "b, failover on one side only: $bytes bytes streamed, B's peak memory $kb KiB"
 grid_down
 
 grid_up multirail cfg=c
