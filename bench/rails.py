@@ -22,7 +22,7 @@ paper: paper B's configurations b..h (Fig. 4): every client sends 4 MiB
        (default 20); what A's NICs received from a quarter of that time to
        nine tenths (paper B's measure: the sum over the server's NICs of
        continuous bursts), for Michi's rules, Open MPI over both interfaces
-       and MPTCP. (Until 2026-11-30 this part timed a fixed amount from
+       and MPTCP. (Until 2026-11-29 this part timed a fixed amount from
        each client until the last one finished: a client that finished
        early left its network idle, which capped h at 1.33x round-robin
        whatever the weights.)
@@ -162,9 +162,9 @@ def main(argv):
                 rate1 = 100 if nic1 == '100mbit' else 30
                 impls = [
                     ('michi-1rail', '0', {}),
-                    ('michi-feedback', '', {'MICHI_TCP_RAIL_WEIGHTS': 'feedback'}),
+                    ('michi-feedback', '', {}),
                     ('michi-rate', '', {'MICHI_TCP_RAIL_WEIGHTS': 'rate'}),
-                    ('michi-paper', '', {}),
+                    ('michi-paper', '', {'MICHI_TCP_RAIL_WEIGHTS': 'paper'}),
                     ('michi-roundrobin', '', {'MICHI_TCP_RAIL_WEIGHTS': 'round-robin'}),
                     ('michi-static', '', {'MICHI_TCP_RAIL_WEIGHTS': 'static',
                                           'MICHI_TCP_RAIL_RATES': f'100,{rate1}'}),
@@ -193,7 +193,7 @@ def main(argv):
         if lat_rounds:
             grid_up('b', '100mbit', runlog)
             for r in range(1, lat_rounds + 1):
-                for impl, nets in (('michi-1rail', '0'), ('michi-paper', '')):
+                for impl, nets in (('michi-1rail', '0'), ('michi-feedback', '')):
                     for x in run(work, impl, ['A', 'B'], nets, {}, ['lat', '20000'], runlog):
                         v = x.split()
                         if v[1] == 'lat':
@@ -213,9 +213,9 @@ def main(argv):
             # every pair of hosts, and in g B and D share no network
             site = {'MICHI_SITE': 'lab'}
             impls = [
-                ('michi-feedback', dict(site, MICHI_TCP_RAIL_WEIGHTS='feedback')),
+                ('michi-feedback', dict(site)),
                 ('michi-rate', dict(site, MICHI_TCP_RAIL_WEIGHTS='rate')),
-                ('michi-paper', dict(site)),
+                ('michi-paper', dict(site, MICHI_TCP_RAIL_WEIGHTS='paper')),
                 ('michi-links', dict(site, MICHI_TCP_RAIL_WEIGHTS='links')),
                 ('michi-roundrobin', dict(site, MICHI_TCP_RAIL_WEIGHTS='round-robin')),
                 ('openmpi-2rails', {}),

@@ -139,7 +139,7 @@ def one(work, out, run, impl, nets, env, mode, sched, rnd, w, runlog, log):
 def part_failover(work, out, run, w, f, runlog, log, grid_up, only, rounds):
     grid_up('b', '100mbit', runlog)
     impls = [
-        ('michi-paper', '', {}),
+        ('michi-feedback', '', {}),
         ('michi-mptcp', '0', {'MICHI_TCP_MPTCP': '1'}),
         ('mpich-mptcp', '0', {}),
     ]
@@ -160,7 +160,7 @@ def part_weights(work, out, run, w, f, runlog, log, grid_up):
     th = threading.Thread(target=run_schedule, args=(sched, t0, events, stop))
     th.start()
     try:
-        lines = run(work, 'michi-paper', ['A', 'B', 'C', 'D'], '',
+        lines = run(work, 'michi-feedback', ['A', 'B', 'C', 'D'], '',
                     {'MICHI_SITE': 'lab', 'RAILPROG_PVARS': 'tcp_rail',
                      'RAILPROG_SAMPLE': '0.5'}, ['stream', str(SECONDS)], runlog,
                     limit=SECONDS + 90)
@@ -179,6 +179,6 @@ def part_weights(work, out, run, w, f, runlog, log, grid_up):
     for x in lines:
         v = x.split()
         if v[1] == 'stream' and v[2] == 'ok':
-            w.writerow(['weights', 'e', '100mbit', 'michi-paper', 1, 'stream_gap', v[-1], 's'])
+            w.writerow(['weights', 'e', '100mbit', 'michi-feedback', 1, 'stream_gap', v[-1], 's'])
     f.flush()
     log(f'weights: events {[(round(t - t0, 1), a, b) for t, a, b in events]}', runlog)

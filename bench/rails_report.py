@@ -38,8 +38,10 @@ def paper_verdicts(m):
             continue
         ok = a / rr >= want if how == 'at least' else abs(a / rr - 1) <= want
         wtxt = f'{want}x' if how == 'at least' else f'{want:.0%}'
-        md.append(f'- {c}: {a / rr:.2f}x round-robin ({how} {wtxt} wanted): '
-                  f'{"met" if ok else "not met"}')
+        verdict = 'met' if ok else 'not met'
+        if how == 'within' and a / rr > 1 + want:
+            verdict += ': above round-robin, not below'
+        md.append(f'- {c}: {a / rr:.2f}x round-robin ({how} {wtxt} wanted): {verdict}')
     peers = [(get('h', i), i) for i in ('michi-mptcp', 'mpich-mptcp', 'openmpi-2rails')
              if get('h', i)]
     if peers and get('h', dflt):

@@ -17,8 +17,8 @@
  *   links        inversely to how many peers use the receiver's link on
  *                that rail (RI2N+): the receiver reports the count;
  *   static       by the rails' line rates (Open MPI's way);
- *   feedback     RI2N++, counted in bytes over one feedback interval,
- *                with the rails' rates:
+ *   feedback     (the device's default) RI2N++, counted in bytes over
+ *                one feedback interval, with the rails' rates:
  *                  W_k = (R_k / b_k) * (R_k / R_jk) * A_k,
  *                  A_k = min(1, R_k / S_k)
  *                with S_k what this sender wrote to rail k, R_k what of
@@ -29,9 +29,17 @@
  *                already has most of the link, which is what moves a
  *                dual client off a link a single one needs (d, h) and
  *                what lets three dual clients drift apart on two links
- *                (e, g). A capacity that holds still in place of R_k /
- *                b_k (the decayed peak of R_jk / b_k) was tried: it
- *                stopped the drift no better and lost d's gain. The paper's
+ *                (e, g), each then mostly on one, which costs nothing
+ *                while all of them send: with every client sending
+ *                without pause (paper B's measure) it led the paper
+ *                rule in d, e and h (187 / 182 / 185 against 161 / 172
+ *                / 177 Mb/s, round-robin 132 / 173 / 117). Timing a
+ *                fixed amount per client instead, as we first did,
+ *                charged the drift for the clients that finished late
+ *                and had made paper the default for a while. A
+ *                capacity that holds still in place of R_k / b_k (the
+ *                decayed peak of R_jk / b_k) was tried: it stopped the
+ *                drift no better and lost d's gain. The paper's
  *                W_k = (R_k / Q_k) * A_k, Q_k = R_jk / R_j, is R_j (the
  *                same for every rail) times our part of link k, R_k /
  *                R_jk, times A_k: its links were all alike and its
@@ -52,8 +60,7 @@
  *                toward the freer rail until they end together; unlike
  *                feedback's our-part-of-the-link factor, that has no
  *                pull toward the rail where we already send most.
- *   paper        (the device's default) RI2N++ as the paper has it, our
- *                part of each link,
+ *   paper        RI2N++ as the paper has it, our part of each link,
  *                W_k = c_k * (R_k / R_jk) * A_k, which steers toward the
  *                receiver's less loaded link whatever our split; c_k is
  *                the rail's rate while busy (R_k / b_k) only where we
@@ -61,6 +68,11 @@
  *                at least 0.9: a pair alone on rails of unequal rates),
  *                elsewhere the mean of those rates, or 1 when there is
  *                none (every link shared: the paper's links alike).
+ *                Its fixed point is wherever our share of a link is
+ *                our part of it, so it moves a dual client off a link a
+ *                single one needs only while that link is saturated; a
+ *                sender that pauses between messages leaves it short of
+ *                that (d: C kept a third of Network-0).
  * Guards of GRID.md §2.4: A at most 1; a rail with nothing sent or
  * nothing read gets the floor share, so that it is tried again and can
  * recover; the shares are smoothed between intervals (a moving average:

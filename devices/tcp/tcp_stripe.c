@@ -77,15 +77,15 @@ static int tcp_rail_socks;
 MICHI_TUNABLE(tcp_rail_socks, "tcp_rail_socks", MICHI_T_INT, "0", MICHI_LEVEL_TUNER,
 	      "tcp connections on each rail of a peer pair, the main one included (0: 2 when "
 	      "the pair has one rail, else 1)");
-static const char *tcp_rail_weights = "paper";
-MICHI_TUNABLE(tcp_rail_weights, "tcp_rail_weights", MICHI_T_STRING, "paper",
+static const char *tcp_rail_weights = "feedback";
+MICHI_TUNABLE(tcp_rail_weights, "tcp_rail_weights", MICHI_T_STRING, "feedback",
 	      MICHI_LEVEL_TUNER,
-	      "how striped frames are shared among a peer pair's rails: paper (RI2N++ as paper "
-	      "B has it: our part of each of the receiver's links, from its reports in bytes, "
-	      "with the rails' rates where we are alone on them), feedback (our part times our "
-	      "rate on every rail), rate (each rail's rate while it carried our bytes), links "
-	      "(RI2N+: inversely to the peers sharing the receiver's link), static (by "
-	      "tcp_rail_rates), round-robin (alike)");
+	      "how striped frames are shared among a peer pair's rails: feedback (RI2N++ in "
+	      "bytes from the receiver's reports: our part of each of its links times our rate "
+	      "on the rail), paper (our part of each link alone, as paper B has it, with the "
+	      "rails' rates where we are alone on them), rate (each rail's rate while it "
+	      "carried our bytes), links (RI2N+: inversely to the peers sharing the receiver's "
+	      "link), static (by tcp_rail_rates), round-robin (alike)");
 static const char *tcp_rail_rates = "";
 MICHI_TUNABLE(tcp_rail_rates, "tcp_rail_rates", MICHI_T_STRING, "", MICHI_LEVEL_TUNER,
 	      "line rates (any unit) of this rank's card addresses in their order, for "
