@@ -134,7 +134,13 @@ struct shm_tx {
 	struct shm_ring_ctl *ctl;
 	struct shm_txq *qhead, *qtail;
 	size_t nqueued;
-	char pad[16];
+	/* the cost of reading the consumer's head, a line the peer's core
+	 * wrote last: sampled (shm_ring.c, tx_rewind), in ticks, and whether
+	 * it says the two cores are far apart */
+	uint32_t head_ticks;
+	uint32_t head_reads;
+	int far;
+	char pad[4];
 };
 _Static_assert(sizeof(struct shm_tx) == 128, "shm_tx is two lines");
 

@@ -43,13 +43,15 @@ static void txq_copy(struct shm_txq *q, char *dst, size_t n)
 		q->iovi++;
 }
 
+static uint64_t tx_head(struct shm_tx *t);
+
 static inline uint64_t tx_free_cells(struct shm_tx *t, uint64_t want)
 {
 	uint64_t used = t->tail - t->head_cache;
 
 	if (t->ncells - used >= want)
 		return t->ncells - used;
-	t->head_cache = atomic_load_explicit(&t->ctl->head, memory_order_acquire);
+	t->head_cache = tx_head(t);
 	t->limit = t->head_cache + t->ncells;
 	return t->ncells - (t->tail - t->head_cache);
 }
@@ -96,6 +98,115 @@ static inline void tx_publish(struct shm_tx *t, char *c, uint64_t nc)
  * whole frame is in the ring. A record waits for room for a whole chunk
  * (or the rest of the frame) rather than trickling out in slivers.
  */
+/*
+ * How far apart the two cores are decides whether a frame of a few
+ * kilobytes should go in two records or one. On the 2-core AMD guest of
+ * docs/performance.md the host moves the vCPUs between cores that share
+ * a cache and cores that do not; reading a line the other rank wrote
+ * last then takes 40-60 ns or 140-180 ns. Near, two records win: the
+ * receiver copies the first out while the sender writes the second, and
+ * the rewind (below) reuses lines. Far, the receiver's copy of the first
+ * record has its hardware prefetcher pull lines of the second while the
+ * sender is writing them, each of which then crosses twice, and the
+ * rewind's read of the head and its skip record cost a crossing each.
+ * So the sender times every 16th read of the consumer's head (before
+ * each frame of a kilobyte or more, and once a lap), keeps a moving
+ * average, and while that says far sends frames up to shm_far_record
+ * bytes as one record, through the inline path (fast_lim), and does not
+ * rewind. 4 KiB ping-pong (bench/results/2026-11-29-shm-placement):
+ * near 0.225 us (two records always: 0.222, one always: 0.277; MPICH
+ * 0.320), far 0.778 us (two records always: 1.124; MPICH 1.034).
+ */
+static int shm_far_ns = 100;
+MICHI_TUNABLE(shm_far_ns, "shm_far_ns", MICHI_T_INT, "100", MICHI_LEVEL_TUNER,
+	      "reading a line the peer's core wrote taking this many ns or more (a moving "
+	      "average) says the two cores are far apart: frames up to shm_far_record bytes "
+	      "then go in one record instead of two (0: never)");
+static size_t shm_far_record = 8192;
+MICHI_TUNABLE(shm_far_record, "shm_far_record", MICHI_T_SIZE, "8k", MICHI_LEVEL_TUNER,
+	      "largest frame (payload bytes) sent as one record while the cores are far "
+	      "apart (see shm_far_ns; at most a quarter ring)");
+
+/* shm_far_ns in ticks, with 20 % of hysteresis below it (0: off), and
+ * 5 us, above which a reading was an interrupt or a preemption */
+static uint32_t far_ticks_hi, far_ticks_lo, far_ticks_max;
+static int far_ready;
+
+static void far_init(void)
+{
+	double t = shm_far_ns > 0 ? shm_far_ns * michi_ticks_per_us() / 1000.0 : 0;
+
+	far_ticks_hi = t >= 1 && t < 1e8 ? (uint32_t)t : 0;
+	far_ticks_lo = far_ticks_hi - far_ticks_hi / 5;
+	far_ticks_max = (uint32_t)(5 * michi_ticks_per_us());
+	far_ready = 1;
+}
+
+/* The largest payload (plus one) of a frame the inline path takes. */
+static uint64_t tx_fast_lim(const struct shm_tx *t)
+{
+	uint64_t lim = shm_far_record, quarter = (t->ncells << SHM_CELL_SHIFT) / 4;
+
+	if (!t->far)
+		return t->first_max + 1;
+	if (lim > michi_device_shm.eager_limit)
+		lim = michi_device_shm.eager_limit;
+	if (lim + SHM_FIRST_HDR > quarter)
+		lim = quarter - SHM_FIRST_HDR;
+	return (lim > t->first_max ? lim : t->first_max) + 1;
+}
+
+static void tx_far(struct shm_tx *t, int far)
+{
+	if (far == t->far)
+		return;
+	t->far = far;
+	if (!t->nqueued)
+		t->fast_lim = tx_fast_lim(t);
+	michi_debug("shm: rank %d to rank %d: the cores are %s (reading the peer's line: %.0f ns)",
+		    shm.me->world_rank, (int)(t - shm.tx),
+		    far ? "far apart" : "near", t->head_ticks * 1000.0 / michi_ticks_per_us());
+}
+
+/* The consumer's head, read with a clock around it. */
+static uint64_t tx_head_timed(struct shm_tx *t)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint64_t h, t0, d;
+	unsigned aux;
+
+	if (unlikely(!far_ready))
+		far_init();
+	if (!far_ticks_hi)
+		return atomic_load_explicit(&t->ctl->head, memory_order_acquire);
+	_mm_lfence();
+	t0 = __rdtsc();
+	_mm_lfence();
+	h = atomic_load_explicit(&t->ctl->head, memory_order_acquire);
+	d = __rdtscp(&aux) - t0;
+	/* an interrupt or a preemption in between says nothing of the cores */
+	if (d < far_ticks_max) {
+		t->head_ticks = t->head_ticks ? (uint32_t)((t->head_ticks * 7ull + d) / 8) : (uint32_t)d;
+		if (t->head_ticks >= far_ticks_hi)
+			tx_far(t, 1);
+		else if (t->head_ticks < far_ticks_lo)
+			tx_far(t, 0);
+	}
+	return h;
+#else
+	return atomic_load_explicit(&t->ctl->head, memory_order_acquire);
+#endif
+}
+
+/* The consumer's head, timed every 16th read: tx_rewind reads it before
+ * each frame of a kilobyte or more, tx_free_cells once a lap. */
+static uint64_t tx_head(struct shm_tx *t)
+{
+	if (likely(++t->head_reads & 15))
+		return atomic_load_explicit(&t->ctl->head, memory_order_acquire);
+	return tx_head_timed(t);
+}
+
 static size_t shm_rewind_min = 1024;
 MICHI_TUNABLE(shm_rewind_min, "shm_rewind_min", MICHI_T_SIZE, "1k", MICHI_LEVEL_TUNER,
 	      "frames from this size start at the ring's first cell when the ring is empty, "
@@ -111,9 +222,11 @@ static void tx_rewind(struct shm_tx *t, size_t len)
 	uint64_t off = t->tail & t->mask, n;
 	char *c;
 
-	if (!shm_rewind_min || len < shm_rewind_min || off == 0)
+	/* far apart, no rewind: the read and the skip record cost a
+	 * crossing each, more than reused lines save */
+	if (!shm_rewind_min || len < shm_rewind_min || off == 0 || t->far)
 		return;
-	t->head_cache = atomic_load_explicit(&t->ctl->head, memory_order_acquire);
+	t->head_cache = tx_head(t);
 	t->limit = t->head_cache + t->ncells;
 	if (t->head_cache != t->tail)
 		return;
@@ -130,9 +243,14 @@ static int tx_write(struct shm_tx *t, struct shm_txq *q)
 		tx_rewind(t, q->left);
 	for (;;) {
 		size_t hdr = q->hdr_sent ? SHM_REC_HDR : SHM_FIRST_HDR;
-		/* the first record small: the receiver starts copying out soon */
+		/* the first record small: the receiver starts copying out soon
+		 * (but a frame of a few KiB whole while the cores are far) */
 		size_t cmax = q->hdr_sent && q->left > t->first_max ? chunk_stream(t)
 								   : t->first_max + SHM_FIRST_HDR;
+
+		if (!q->hdr_sent && t->far && q->left <= shm_far_record &&
+		    q->left + SHM_FIRST_HDR <= chunk_stream(t))
+			cmax = q->left + SHM_FIRST_HDR + SHM_CELL - 1;
 		/* the receiver takes a record's payload as all its cells hold
 		 * (or the rest of the frame): every record but the last is
 		 * filled to its last cell */
@@ -203,7 +321,7 @@ static void tx_queue_pop(struct shm_tx *t)
 		t->qtail = NULL;
 	if (--t->nqueued == 0) {
 		shm.ntxbusy--;
-		t->fast_lim = t->first_max + 1;
+		t->fast_lim = tx_fast_lim(t);
 		atomic_store_explicit(&t->ctl->tx_waiting, 0, memory_order_relaxed);
 	}
 	shm.pending--;
