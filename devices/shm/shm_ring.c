@@ -94,11 +94,6 @@ static inline void tx_publish(struct shm_tx *t, char *c, uint64_t nc)
 }
 
 /*
- * Write as many records of q as the ring has room for; returns 1 when the
- * whole frame is in the ring. A record waits for room for a whole chunk
- * (or the rest of the frame) rather than trickling out in slivers.
- */
-/*
  * How far apart the two cores are decides whether a frame of a few
  * kilobytes should go in two records or one. On the 2-core AMD guest of
  * docs/performance.md the host moves the vCPUs between cores that share
@@ -237,6 +232,11 @@ static void tx_rewind(struct shm_tx *t, size_t len)
 	t->tail += n;
 }
 
+/*
+ * Write as many records of q as the ring has room for; returns 1 when the
+ * whole frame is in the ring. A record waits for room for a whole chunk
+ * (or the rest of the frame) rather than trickling out in slivers.
+ */
 static int tx_write(struct shm_tx *t, struct shm_txq *q)
 {
 	if (!q->hdr_sent)
@@ -244,12 +244,12 @@ static int tx_write(struct shm_tx *t, struct shm_txq *q)
 	for (;;) {
 		size_t hdr = q->hdr_sent ? SHM_REC_HDR : SHM_FIRST_HDR;
 		/* the first record small: the receiver starts copying out soon
-		 * (but a frame of a few KiB whole while the cores are far) */
+		 * (but whole, while the cores are far, what the inline path
+		 * would take whole: tx_fast_lim) */
 		size_t cmax = q->hdr_sent && q->left > t->first_max ? chunk_stream(t)
 								   : t->first_max + SHM_FIRST_HDR;
 
-		if (!q->hdr_sent && t->far && q->left <= shm_far_record &&
-		    q->left + SHM_FIRST_HDR <= chunk_stream(t))
+		if (!q->hdr_sent && t->far && q->left < tx_fast_lim(t))
 			cmax = q->left + SHM_FIRST_HDR + SHM_CELL - 1;
 		/* the receiver takes a record's payload as all its cells hold
 		 * (or the rest of the frame): every record but the last is

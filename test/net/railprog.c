@@ -387,6 +387,19 @@ static int *pingers(void)
 	return pinger;
 }
 
+/* Rank 0 starts each sender with word go: no collective, so that clients
+ * with no network in common (paper B's g) need not meet. */
+static void start_senders(int go)
+{
+	int s;
+
+	if (rank == 0)
+		for (s = 1; s < size; s++)
+			MPI_Send(&go, 1, MPI_INT, s, 1, MPI_COMM_WORLD);
+	else
+		MPI_Recv(&go, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
 static void burst(long bytes, long iters)
 {
 	char *buf = malloc((size_t)bytes * (rank == 0 ? (size_t)size : 1));
@@ -407,13 +420,7 @@ static void burst(long bytes, long iters)
 		double t0, t;
 		int active = size - 1, go = r;
 
-		/* rank 0 starts each sender: no collective, so that clients
-		 * with no network in common (paper B's g) need not meet */
-		if (rank == 0)
-			for (s = 1; s < size; s++)
-				MPI_Send(&go, 1, MPI_INT, s, 1, MPI_COMM_WORLD);
-		else
-			MPI_Recv(&go, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		start_senders(go);
 		t0 = MPI_Wtime();
 		if (rank) {
 			for (i = 0; i < iters; i++) {
@@ -507,13 +514,7 @@ static void flow(long bytes, double seconds)
 		die("no memory");
 	if (rank)
 		fill((uint32_t *)buf, (size_t)bytes, rank, 0);
-	/* rank 0 starts each sender: no collective, so that clients with no
-	 * network in common (paper B's g) need not meet */
-	if (rank == 0)
-		for (s = 1; s < size; s++)
-			MPI_Send(&go, 1, MPI_INT, s, 1, MPI_COMM_WORLD);
-	else
-		MPI_Recv(&go, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	start_senders(go);
 	t0 = MPI_Wtime();
 	if (rank) {
 		while (MPI_Wtime() - t0 < seconds) {
