@@ -29,6 +29,11 @@
  *            one host's rate where it is per host);
  *   b_in(h)  the same the other way, lanes 0..h-1 of the second site
  *            into lane 0 of the first, timed by it over all h streams.
+ * The streams run CAL_ROUNDS times, each round over every P and h in
+ * turn, and every rate is the best of its rounds: on a shared machine or
+ * path a transient load only lowers a rate, so one slowed round would
+ * otherwise tell the cost model that one lane alone is slower than
+ * several beside each other.
  * michi_info turns the tcp device's striping off (its stripe_min tunable 0)
  * and sets wait_policy to block unless the environment says otherwise
  * (tools/michi_info.c): the tcp device's second socket per peer would
@@ -109,6 +114,23 @@ struct lanes_grid *michi_grid_new(const struct michi_comm *c, const struct coll_
 
 #define CAL_PINGS 20
 #define CAL_CHUNK 262144
+#define CAL_ROUNDS 2
+/* a pair's figures: L, alpha, b_lan, b_wan(1..), b_out(1..), b_in(1..) */
+#define CAL_NV (4 + 3 * LANES_PMAX)
+#define CAL_BOUT (4 + LANES_PMAX - 1)     /* b_out(h) is v[CAL_BOUT + h] */
+#define CAL_BIN (4 + 2 * LANES_PMAX - 1)
+
+/* entry i's best over the rounds */
+static double cal_best(double s[CAL_ROUNDS][CAL_NV], int i)
+{
+	double b = s[0][i];
+	int rd;
+
+	for (rd = 1; rd < CAL_ROUNDS; rd++)
+		if (s[rd][i] > b)
+			b = s[rd][i];
+	return b;
+}
 
 static double cal_pingpong(MPI_Comm w, int peer, int first)
 {
@@ -310,8 +332,9 @@ int michi_grid_calibrate(const char *out, size_t bytes, int verbose)
 			int na = ss->first[sa + 1] - ss->first[sa], nb = ss->first[sb + 1] - ss->first[sb];
 			int psup = na < nb ? na : nb, a0 = ss->members[ss->first[sa]];
 			int b0 = ss->members[ss->first[sb]], ls = na > 1 ? sa : sb;
-			int l0 = ss->members[ss->first[ls]], l1 = -1, P, k;
-			double v[4 + 3 * LANES_PMAX] = {0}, sum[4 + 3 * LANES_PMAX], t_pair = PMPI_Wtime();
+			int l0 = ss->members[ss->first[ls]], l1 = -1, P, k, rd;
+			double v[CAL_ROUNDS][CAL_NV] = {{0}}, sum[CAL_ROUNDS][CAL_NV];
+			double t_pair = PMPI_Wtime();
 			int sp[LANES_PMAX];
 			struct lanes_profile_entry *x = &e[ne++];
 
@@ -322,63 +345,66 @@ int michi_grid_calibrate(const char *out, size_t bytes, int verbose)
 			cal_name(ss, sa, x->a, sizeof(x->a));
 			cal_name(ss, sb, x->b, sizeof(x->b));
 			if (me == a0)
-				v[0] = cal_pingpong(w, b0, 1);
+				v[0][0] = cal_pingpong(w, b0, 1);
 			else if (me == b0)
 				cal_pingpong(w, a0, 0);
 			if (l1 >= 0 && (me == l0 || me == l1)) {
 				if (me == l0)
-					v[1] = cal_pingpong(w, l1, 1);
+					v[0][1] = cal_pingpong(w, l1, 1);
 				else
 					cal_pingpong(w, l0, 0);
-			}
-			if (l1 >= 0) {
-				double r = 0;
-
-				cal_stream(w, me == l0 ? l1 : l0, me == l0 ? CAL_SEND : me == l1 ? CAL_RECV :
-					   CAL_NONE, buf, bytes, &r);
-				v[2] = me == l1 ? r : 0;
-			}
-			for (P = 1; P <= psup; P++) {
-				int role = CAL_NONE, peer = -1;
-				double r = 0;
-
-				k = ss->lane_of[me];
-				if (k < P && (ss->site[me] == sa || ss->site[me] == sb)) {
-					peer = ss->members[ss->first[ss->site[me] == sa ? sb : sa] + k];
-					role = ss->site[me] == sa ? CAL_SEND : CAL_RECV;
-				}
-				cal_stream(w, peer, role, buf, bytes, &r);
-				if (role == CAL_RECV)
-					v[3 + P] = r / P;
-				if (verbose && me == 0)
-					fprintf(stderr, "calibrate: sites %d-%d: %d lane(s) done\n", sa, sb, P);
 			}
 			/* b_out(h), b_in(h): lane 0 of the first site to and from
 			 * lanes 0..h-1 of the second at once */
 			for (k = 0; k < psup; k++)
 				sp[k] = ss->members[ss->first[sb] + k];
-			for (P = 1; P <= psup; P++) {
-				double r = 0;
+			for (rd = 0; rd < CAL_ROUNDS; rd++) {
+				if (l1 >= 0) {
+					double r = 0;
 
-				cal_fan(w, me, a0, sp, P, 1, buf, bytes, &r);
-				v[4 + LANES_PMAX + P - 1] = r;
-				r = 0;
-				cal_fan(w, me, a0, sp, P, 0, buf, bytes, &r);
-				if (me == a0)
-					v[4 + 2 * LANES_PMAX + P - 1] = r;
-				if (verbose && me == 0)
-					fprintf(stderr, "calibrate: sites %d-%d: %d flow(s) a host done\n", sa,
-						sb, P);
+					cal_stream(w, me == l0 ? l1 : l0, me == l0 ? CAL_SEND :
+						   me == l1 ? CAL_RECV : CAL_NONE, buf, bytes, &r);
+					v[rd][2] = me == l1 ? r : 0;
+				}
+				for (P = 1; P <= psup; P++) {
+					int role = CAL_NONE, peer = -1;
+					double r = 0;
+
+					k = ss->lane_of[me];
+					if (k < P && (ss->site[me] == sa || ss->site[me] == sb)) {
+						peer = ss->members[ss->first[ss->site[me] == sa ? sb : sa] + k];
+						role = ss->site[me] == sa ? CAL_SEND : CAL_RECV;
+					}
+					cal_stream(w, peer, role, buf, bytes, &r);
+					if (role == CAL_RECV)
+						v[rd][3 + P] = r / P;
+					if (verbose && me == 0)
+						fprintf(stderr, "calibrate: sites %d-%d: round %d: %d lane(s) "
+							"done\n", sa, sb, rd + 1, P);
+				}
+				for (P = 1; P <= psup; P++) {
+					double r = 0;
+
+					cal_fan(w, me, a0, sp, P, 1, buf, bytes, &r);
+					v[rd][CAL_BOUT + P] = r;
+					r = 0;
+					cal_fan(w, me, a0, sp, P, 0, buf, bytes, &r);
+					if (me == a0)
+						v[rd][CAL_BIN + P] = r;
+					if (verbose && me == 0)
+						fprintf(stderr, "calibrate: sites %d-%d: round %d: %d flow(s) a "
+							"host done\n", sa, sb, rd + 1, P);
+				}
 			}
-			PMPI_Allreduce(v, sum, 4 + 3 * LANES_PMAX, MPI_DOUBLE, MPI_SUM, w);
-			x->p.L = sum[0];
-			x->p.alpha = sum[1];
-			x->p.b_lan = sum[2];
+			PMPI_Allreduce(v, sum, CAL_ROUNDS * CAL_NV, MPI_DOUBLE, MPI_SUM, w);
+			x->p.L = sum[0][0];
+			x->p.alpha = sum[0][1];
+			x->p.b_lan = cal_best(sum, 2);
 			x->p.pmax = psup;
 			for (P = 1; P <= psup; P++) {
-				x->p.b_wan[P - 1] = sum[3 + P];
-				x->p.b_out[P - 1] = sum[4 + LANES_PMAX + P - 1];
-				x->p.b_in[P - 1] = sum[4 + 2 * LANES_PMAX + P - 1];
+				x->p.b_wan[P - 1] = cal_best(sum, 3 + P);
+				x->p.b_out[P - 1] = cal_best(sum, CAL_BOUT + P);
+				x->p.b_in[P - 1] = cal_best(sum, CAL_BIN + P);
 			}
 			x->p.bout_max = x->p.bin_max = psup;
 			if (me == 0) {

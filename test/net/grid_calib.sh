@@ -22,8 +22,8 @@
 # prints them), L within 30% of the calibration's. Both sleep while they
 # wait (wait_policy block; michi_info sets it itself): 8 ranks share this
 # machine's 2 cores, and spinning ones would be timed instead of the path.
-# Bounded: the calibration moves 4 MiB a lane a P (7.4 s here, load 40),
-# the whole test about 30 s; at the end `grid down` leaves nothing. Root only;
+# Bounded: the calibration moves 4 MiB a lane a P, twice (its rates are
+# the better of two rounds; 40 s here), the whole test about 45 s; at the end `grid down` leaves nothing. Root only;
 # skips (77) without namespaces or the link emulator.
 GRID_PEERS=0
 . "$(dirname "$0")/grid_common.sh"
