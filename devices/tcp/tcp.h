@@ -62,7 +62,7 @@
 #define TCP_ACK_LEN     (UINT64_MAX - 3)
 #define TCP_SLOTS_MAX   7    /* rail connections a peer pair, main not counted */
 #define TCP_HELLO_MAGIC "MICHI"
-#define TCP_VERSION     2
+#define TCP_VERSION     3
 #define TCP_BOM         0x01020304u
 #define TCP_SENDQ_IOV   64   /* iovecs gathered per sendmsg when flushing */
 #define TCP_DIRECT_MAX  16   /* cap of the tcp_direct_poll tunable */
@@ -80,9 +80,10 @@ struct tcp_hello {
 	uint64_t read;        /* resume: the stream bytes the connector has read */
 };
 
-/* Before each chunk on a rail connection. */
+/* Before each chunk on a rail connection. A header of stripe number 0
+ * and length 0 is a heartbeat (tcp_resume.c), and nothing follows it. */
 struct tcp_chunk_hdr {
-	uint64_t seq;         /* the frame's stripe number */
+	uint64_t seq;         /* the frame's stripe number (from 1) */
 	uint64_t off, len;    /* its place in the frame's payload; len's top bit
 			       * (TCP_CHUNK_LAST): the connection's last of the frame */
 };
@@ -182,13 +183,14 @@ struct tcp_stream {
 	uint64_t acked;       /* bytes the peer has read (its acks) */
 	uint64_t replay;      /* next byte to write again after a resume */
 	uint64_t rx_base;     /* bytes read on earlier sockets */
-	uint64_t rx_seen;     /* bytes read on this one, at the last look */
 	uint64_t told;        /* the count of ours the peer last heard */
-	size_t hs;            /* handshake bytes read on this socket */
+	size_t hs;            /* handshake bytes read on this socket (in its nread) */
 	int rail, home;       /* the rail of its socket now, and its own */
 	int down, tries, noring;
 	int old_fd;           /* a move's old socket, closed when the new one is taken */
 	double down_since, retry_at, backoff, move_at, ack_at;
+	uint64_t hb_tx;       /* tx when the tick last looked: unchanged, the stream is idle */
+	double hb_at;         /* when an idle stream sends its heartbeat */
 	unsigned failovers;
 	uint32_t attempt;     /* our last resume connection's number (its hello's) */
 	uint32_t peer_attempt;   /* the peer's last one we took: older ones are stale */
@@ -213,6 +215,7 @@ struct tcp_conn {
 	uint32_t events;      /* epoll mask now registered */
 	double deadline;      /* handshake/connect deadline */
 	char name[64];        /* remote "a.b.c.d:port", for messages */
+	uint64_t nread;       /* bytes read from its socket, the handshake's included */
 
 	/* receive state: rbuf[rpos, rlen) is unparsed */
 	char *rbuf;
@@ -431,6 +434,7 @@ int tcp_stripe_nslots(const struct tcp_peer *p);
 struct tcp_stripe *tcp_stripe_next(const struct tcp_stripe *st);
 int tcp_stripe_peer(const struct tcp_stripe *st);
 void tcp_stripe_drop_slot(struct tcp_peer *p, int k);
+void tcp_stripe_heartbeat(struct tcp_peer *p, int k);
 double tcp_rail_interval_get(void);
 enum { TCP_PV_BYTES, TCP_PV_SHARE, TCP_PV_LIVE, TCP_PV_FAILOVERS };
 

@@ -701,6 +701,7 @@ static void tcp_conn_hs_read(struct tcp_conn *c)
 		return;
 	}
 	c->rlen += (size_t)n;
+	c->nread += (uint64_t)n;
 	if (!c->outgoing) {
 		int v, dyn = -1;
 

@@ -203,6 +203,7 @@ static inline ssize_t tcp_recv_read(struct tcp_conn *c, size_t *want)
 		n = readv(c->fd, iov, 2);
 		if (n <= 0)
 			return n;
+		c->nread += (uint64_t)n;
 		if ((size_t)n <= ulen) {
 			c->rx_got += (uint64_t)n;
 		} else {
@@ -215,8 +216,10 @@ static inline ssize_t tcp_recv_read(struct tcp_conn *c, size_t *want)
 	}
 	*want = tcp_rbuf_size - c->rlen;
 	n = read(c->fd, c->rbuf + c->rlen, *want);
-	if (n > 0)
+	if (n > 0) {
 		c->rlen += (size_t)n;
+		c->nread += (uint64_t)n;
+	}
 	return n;
 }
 

@@ -9,9 +9,11 @@
  *
  * The sender keeps a copy of every byte it wrote to a resilient stream
  * (its ring) until the peer says it has read it. The receiver counts what
- * it has read from the kernel's own numbers (TCP_INFO's bytes received,
- * less what is still queued in the socket, less the handshake), so the
- * receive path counts nothing; it tells the sender in TCP_ACK_LEN frames
+ * it has read (each connection's nread, less the handshake: one addition
+ * a read; the kernel's count, TCP_INFO's bytes received less what is
+ * queued, holds a FIN or not by the socket's state, which a reset after
+ * the FIN hides, and once counted the peer's FIN as a byte of the
+ * stream); it tells the sender in TCP_ACK_LEN frames
  * on the main stream, every tcp_rail_interval / 2 while bytes come in or
  * every 256 KiB. The ring holds what the kernels' buffers and one ack
  * interval hold, so it needs no limit of its own.
@@ -19,7 +21,13 @@
  * A stream is lost on a socket error or EOF that is not the peer's
  * goodbye, or when it has bytes the peer's kernel has not acknowledged
  * and no acknowledgement came for tcp_rail_timeout seconds (a cut link
- * drops everything and errs nothing for minutes). Then both ends may
+ * drops everything and errs nothing for minutes). So that an idle
+ * stream's cut shows too, before a striped frame deals a part to its
+ * rail, a stream that has written nothing for tcp_rail_heartbeat seconds
+ * writes a heartbeat, bytes for the peer's kernel to acknowledge: a rail
+ * connection an empty chunk header, the main connection an ack frame.
+ * An idle rail's cut is found within tcp_rail_heartbeat +
+ * tcp_rail_timeout (0.5 s) while the rank is in MPI. Then both ends may
  * connect anew: a hello with `resume` set names the stream (its slot) and
  * how much of it the connector has read; the reply says how much the
  * acceptor has read. Each end takes the new socket into the stream's
@@ -44,13 +52,11 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <linux/sockios.h>
 #include <linux/tcp.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -68,14 +74,16 @@ MICHI_TUNABLE(tcp_rail_retry, "tcp_rail_retry", MICHI_T_DOUBLE, "0.05", MICHI_LE
 	      "no rail connects), and between tries to move a stream back to its own rail "
 	      "(each try waits three of the pair's round trips, 50 ms at least, for its "
 	      "connect)");
+static double tcp_rail_heartbeat = 0.2;
+MICHI_TUNABLE(tcp_rail_heartbeat, "tcp_rail_heartbeat", MICHI_T_DOUBLE, "0.2", MICHI_LEVEL_TUNER,
+	      "seconds a resilient connection may send nothing before it sends a heartbeat, "
+	      "so that a cut rail is found before a message needs it (0: none)");
 static double tcp_rail_deadline = 30;
 MICHI_TUNABLE(tcp_rail_deadline, "tcp_rail_deadline", MICHI_T_DOUBLE, "30", MICHI_LEVEL_USER,
 	      "seconds a peer pair's connection may stay lost, every rail tried, before the "
 	      "peer counts as failed");
 
 #define ACK_BYTES 262144
-/* the kernel's TCP states (include/net/tcp_states.h) after a FIN came in */
-enum { ST_TIME_WAIT = 6, ST_CLOSE_WAIT = 8, ST_LAST_ACK = 9, ST_CLOSING = 11 };
 
 /* ---- the ring --------------------------------------------------------- */
 
@@ -194,28 +202,14 @@ static struct tcp_conn *stream_conn(struct tcp_peer *p, int k)
 }
 
 /* The bytes of c's stream this rank has read: before this socket, and on
- * it (the kernel's count, less what waits in it, less the handshake). */
+ * it. */
 static uint64_t stream_read(struct tcp_conn *c)
 {
 	struct tcp_stream *sm = c->sm;
-	struct tcp_info ti;
-	socklen_t len = sizeof(ti);
-	int inq = 0;
 
-	if (c->fd < 0)
+	if (c->fd < 0 || c->nread < sm->hs)
 		return sm->rx_base;
-	memset(&ti, 0, sizeof(ti));
-	if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 ||
-	    len < offsetof(struct tcp_info, tcpi_bytes_received) + sizeof(ti.tcpi_bytes_received) ||
-	    ioctl(c->fd, SIOCINQ, &inq) != 0)
-		return sm->rx_base + sm->rx_seen;
-	/* a FIN received counts one byte there */
-	if (ti.tcpi_state == ST_CLOSE_WAIT || ti.tcpi_state == ST_LAST_ACK ||
-	    ti.tcpi_state == ST_CLOSING || ti.tcpi_state == ST_TIME_WAIT)
-		inq++;
-	if (ti.tcpi_bytes_received >= (uint64_t)inq + sm->hs)
-		sm->rx_seen = ti.tcpi_bytes_received - (uint64_t)inq - sm->hs;
-	return sm->rx_base + sm->rx_seen;
+	return sm->rx_base + (c->nread - sm->hs);
 }
 
 /* Make c a resilient stream on rail `rail` (its home), handshake bytes
@@ -262,7 +256,7 @@ static void stream_drop_fd(struct tcp_conn *c, int keep)
 	if (c->fd < 0)
 		return;
 	sm->rx_base = stream_read(c);
-	sm->rx_seen = 0;
+	c->nread = 0;
 	tcp_direct_del(c);
 	epoll_ctl(tcp.epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	if (keep && sm->old_fd < 0)
@@ -349,7 +343,7 @@ static int stream_adopt(struct tcp_conn *s, struct tcp_conn *from, uint64_t peer
 	s->lidx_set = 0;
 	s->info_rx = 0;
 	sm->hs = hs;
-	sm->rx_seen = 0;
+	s->nread = from->nread;
 	sm->acked = peer_read;
 	sm->replay = peer_read;
 	sm->rail = rail_of_fd(p, fd);
@@ -549,8 +543,9 @@ static int conn_stalled(struct tcp_conn *c)
 	return ti.tcpi_unacked > 0 && ti.tcpi_last_ack_recv >= (uint32_t)(tcp_rail_timeout * 1000);
 }
 
-/* Tell p how much of each of its streams this rank has read. */
-static void stream_ack(struct tcp_peer *p, double now)
+/* Tell p how much of each of its streams this rank has read (beat: even
+ * with nothing new, as the main connection's heartbeat). */
+static void stream_ack(struct tcp_peer *p, double now, int beat)
 {
 	struct {
 		uint64_t hdr[MICHI_FRAME_HDR_SIZE / 8];
@@ -571,7 +566,7 @@ static void stream_ack(struct tcp_peer *p, double now)
 				news = 1;
 		}
 	}
-	if (!news)
+	if (!news && !beat)
 		return;
 	f = calloc(1, sizeof(*f));
 	if (!f)
@@ -622,10 +617,24 @@ void tcp_stream_ack_in(struct tcp_conn *c)
 	}
 }
 
+/* Is stream sm due a heartbeat: nothing written to it for
+ * tcp_rail_heartbeat seconds? */
+static int stream_idle(struct tcp_stream *sm, double now)
+{
+	if (tcp_rail_heartbeat <= 0 || tcp.finalizing)
+		return 0;
+	if (sm->tx != sm->hb_tx) {
+		sm->hb_tx = sm->tx;
+		sm->hb_at = now + tcp_rail_heartbeat;
+		return 0;
+	}
+	return now >= sm->hb_at;
+}
+
 /* Every stream of p, once per tick. */
 static void stream_tick_peer(struct tcp_peer *p, double now)
 {
-	int k, n = tcp_stripe_nslots(p) + 1, nr = tcp_stripe_nrails(p);
+	int k, n = tcp_stripe_nslots(p) + 1, nr = tcp_stripe_nrails(p), beat = 0;
 
 	for (k = 0; k < n && p->state == TCP_PEER_UP; k++) {
 		struct tcp_conn *s = stream_conn(p, k);
@@ -661,6 +670,16 @@ static void stream_tick_peer(struct tcp_peer *p, double now)
 			tcp_stream_lost(s, ETIMEDOUT);
 			continue;
 		}
+		/* an idle stream's heartbeat: bytes that its peer's kernel
+		 * must acknowledge, so that a cut shows as a stall above */
+		if (stream_idle(sm, now)) {
+			if (k)
+				tcp_stripe_heartbeat(p, k);
+			else
+				beat = 1;
+			sm->hb_tx = sm->tx;
+			sm->hb_at = now + tcp_rail_heartbeat;
+		}
 		/* home again once its rail connects (the lower rank moves) */
 		if (sm->rail != sm->home && !sm->out && now >= sm->move_at &&
 		    tcp_peer_above(s->peer)) {
@@ -669,7 +688,7 @@ static void stream_tick_peer(struct tcp_peer *p, double now)
 		}
 	}
 	if (p->state == TCP_PEER_UP && p->conn && p->conn->sm)
-		stream_ack(p, now);
+		stream_ack(p, now, beat);
 }
 
 /* From the device's timers: acks, stalls, retries, moves. */

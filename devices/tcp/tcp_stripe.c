@@ -36,8 +36,8 @@
  * EPOLLIN is off meanwhile). The sender's completion waits for every part.
  *
  * Weights. Each rail's share of the payload comes from tcp_rail_weights:
- * paper (RI2N++ in bytes, the default), feedback and rate (variants with
- * the rails' measured rates), links (RI2N+), static (by tcp_rail_rates
+ * feedback (the default) and rate (RI2N++ in bytes with the rails'
+ * measured rates), paper (RI2N++ as the paper has it), links (RI2N+), static (by tcp_rail_rates
  * or the interfaces' speeds), round-robin (RI2N); tcp_rail.h has them. The
  * receiver sends a report at most every tcp_rail_interval seconds while
  * chunks arrive: per rail, the bytes it read from this peer (R_k), the
@@ -118,6 +118,7 @@ struct tcp_slot {
 	int rail;
 	int off;                  /* could not connect or refused: unused */
 	struct tcp_chunk *head, *tail;
+	struct tcp_chunk hb;      /* its heartbeat, queued when the queue is empty */
 };
 
 struct tcp_stripe {
@@ -707,7 +708,8 @@ void tcp_stripe_flush(struct tcp_peer *p, int k)
 			if (!sl->head)
 				sl->tail = NULL;
 			tcp.nqueued--;
-			tcp_split_part_done(ch->split, MICHI_OK);
+			if (ch->split)   /* else a heartbeat */
+				tcp_split_part_done(ch->split, MICHI_OK);
 			/* the upcall may have failed the peer */
 			if (p->stripe != st || sl->conn != c)
 				return;
@@ -770,7 +772,9 @@ void tcp_stripe_close(struct tcp_peer *p)
 			struct tcp_chunk *next = ch->next;
 
 			tcp.nqueued--;
-			tcp_split_part_done(ch->split, p->fail_st < 0 ? p->fail_st : MICHI_ERR_PEER);
+			if (ch->split)
+				tcp_split_part_done(ch->split, p->fail_st < 0 ? p->fail_st :
+						    MICHI_ERR_PEER);
 			ch = next;
 		}
 	}
@@ -915,7 +919,7 @@ int tcp_stripe_recv(struct tcp_conn *l)
 				if (l->ch_got == 0 && !(c && (c->special & TCP_RX_STRIPE))) {
 					struct tcp_slot *sl = &st->slot[l->slot];
 
-					if (sl->head) {
+					if (sl->head && sl->head != &sl->hb) {
 						tcp_peer_lost(l, n == 0 ? ECONNRESET : errno);
 					} else {
 						tcp_conn_close(l);
@@ -932,10 +936,19 @@ int tcp_stripe_recv(struct tcp_conn *l)
 				return 1;
 			}
 			got = 1;
+			l->nread += (uint64_t)n;
 			l->ch_got += (size_t)n;
 			if (l->ch_got == sizeof(l->ch)) {
 				l->ch_last = (l->ch.len & TCP_CHUNK_LAST) != 0;
 				l->ch.len &= ~TCP_CHUNK_LAST;
+				if (l->ch.seq == 0) {
+					/* a heartbeat: it was here to be acknowledged */
+					if (l->ch.len || l->ch.off || l->ch_last) {
+						stripe_fail(peer, "a heartbeat with bytes");
+						return 1;
+					}
+					l->ch_got = 0;
+				}
 			}
 			continue;
 		}
@@ -981,6 +994,7 @@ int tcp_stripe_recv(struct tcp_conn *l)
 			return 1;
 		}
 		got = 1;
+		l->nread += (uint64_t)n;
 		l->ch_done += (uint64_t)n;
 		c->stripe_left -= (uint64_t)n;
 		if (l->ch_done == l->ch.len) {
@@ -1377,6 +1391,22 @@ struct tcp_stripe *tcp_stripe_next(const struct tcp_stripe *st)
 int tcp_stripe_peer(const struct tcp_stripe *st)
 {
 	return st->peer;
+}
+
+/* Rail connection k is idle: a heartbeat on it (a chunk header of stripe
+ * 0 and no bytes), so that a cut rail shows as bytes its peer's kernel
+ * does not acknowledge (tcp_resume.c) before a frame needs the rail. */
+void tcp_stripe_heartbeat(struct tcp_peer *p, int k)
+{
+	struct tcp_slot *sl = &p->stripe->slot[k];
+
+	if (sl->head || !sl->conn || sl->conn->state != TCP_CONN_UP)
+		return;
+	memset(&sl->hb, 0, sizeof(sl->hb));
+	sl->hb.hleft = sizeof(sl->hb.h);
+	sl->head = sl->tail = &sl->hb;
+	tcp.nqueued++;
+	tcp_stripe_flush(p, k);
 }
 
 /* Rail connection k's peer is in finalize: the slot goes, quietly. */

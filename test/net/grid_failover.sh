@@ -17,6 +17,11 @@
 #    Every message arrives; both logs name lost and resumed connections;
 #    MPI_T counts failovers on both rails (railprog's RAILPROG_PVARS).
 #  b, both of B's networks cut for 3 s: the stream waits and goes on.
+#  b, idle rails: after a 4 MiB message each way, 10 s in MPI with nothing
+#    to send (railprog quiet); 2 s in, B's Network-1 is cut for 2 s, then
+#    Network-0 for 2 s, all restored before the next message: only the
+#    heartbeats of idle connections (devices/tcp/tcp_resume.c) can find
+#    the cuts, and both connections must be lost and resumed meanwhile.
 #  b, A with MICHI_TCP_RAIL_FAILOVER=no and B with it on, B streaming to
 #    A: the pair keeps no resilient streams (A would never acknowledge
 #    and B's copy of what it sent would grow without end), so B's peak
@@ -86,6 +91,27 @@ michi "$WORK/b_both" -genv MICHI_LOG info --host A,B -n 2 "$RPROG" stream 10 ||
 wait $SCHED
 grep -q '^railprog stream ok ' "$WORK/b_both" || fail "b, both cut: $(cat "$WORK/b_both" "$WORK/b_both.err")"
 echo "b, both cut for 3 s: $(grep '^railprog stream ok ' "$WORK/b_both")"
+(
+	i=0
+	while [ $i -lt 200 ] && ! grep -q '^railprog quiet open' "$WORK/b_quiet" 2>/dev/null; do
+		sleep 0.1; i=$((i + 1))
+	done
+	sleep 2; "$GRID" cut B:eth1; sleep 2; "$GRID" restore B:eth1
+	sleep 2; "$GRID" cut B:eth0; sleep 2; "$GRID" restore B:eth0
+) >"$WORK/b_quiet.sched" 2>&1 &
+SCHED=$!
+michi "$WORK/b_quiet" -genv MICHI_LOG info --host A,B -n 2 "$RPROG" quiet 10 ||
+	fail "b, idle rails: exit $?: $(tail -5 "$WORK/b_quiet.err")"
+wait $SCHED
+line=$(grep '^railprog quiet ok ' "$WORK/b_quiet") ||
+	fail "b, idle rails: $(cat "$WORK/b_quiet" "$WORK/b_quiet.err")"
+for what in "rail connection 1" "its main connection 0"; do
+	grep -q "rank [01] lost $what to rank [01] on rail [01]" "$WORK/b_quiet.err" ||
+		fail "b, idle rails: a cut of $what's rail went unnoticed: $(grep -c . "$WORK/b_quiet.err") lines"
+	grep -q "rank [01] resumed $what to rank [01] on rail [01]" "$WORK/b_quiet.err" ||
+		fail "b, idle rails: $what never resumed"
+done
+echo "b, idle rails: ${line#railprog } (seconds, last 4 MiB exchange); $(grep -c 'lost' "$WORK/b_quiet.err") losses found by heartbeats"
 michi "$WORK/b_asym" -genv MICHI_LOG info -genv RAILPROG_RSS 1 --host A,B \
 	-n 1 -env MICHI_TCP_RAIL_FAILOVER no "$RPROG" stream 12 : -n 1 "$RPROG" stream 12 ||
 	fail "b, failover on one side only: exit $?: $(tail -5 "$WORK/b_asym.err")"

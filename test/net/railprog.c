@@ -45,6 +45,13 @@
  *                         WINDOW MBITS" and per sender "railprog sender R
  *                         MSGS MBITS" (its messages completed in the
  *                         window)
+ *   quiet SECONDS         ranks 0 and 1: a 4 MiB message each way (which
+ *                         opens the rails), then SECONDS in MPI with nothing
+ *                         to send (0 waits in a receive, 1 probes every 10
+ *                         ms), then a 4 MiB message each way again, each
+ *                         checked; prints "railprog quiet open" when the
+ *                         quiet begins and "railprog quiet ok SECONDS LAST"
+ *                         (LAST: the last exchange's time in seconds)
  *   lat ITERS             ranks 0 and 1: 8-byte ping-pong (after a 4 MiB
  *                         message each way, which opens the rails), prints
  *                         "railprog lat ITERS MIN_US MEDIAN_US"
@@ -606,6 +613,49 @@ static void lat(long iters)
 	free(t);
 }
 
+static void quiet(double seconds)
+{
+	uint32_t *out = malloc(MAXMSG), *in = malloc(MAXMSG);
+	double t, t0;
+	int round, n, flag;
+	MPI_Status st;
+
+	if (!out || !in)
+		die("no memory");
+	for (round = 0; round < 2 && rank < 2; round++) {
+		fill(out, MAXMSG, rank, round);
+		t = MPI_Wtime();
+		MPI_Sendrecv(out, MAXMSG, MPI_BYTE, 1 - rank, round, in, MAXMSG, MPI_BYTE, 1 - rank,
+			     round, MPI_COMM_WORLD, &st);
+		t = MPI_Wtime() - t;
+		MPI_Get_count(&st, MPI_BYTE, &n);
+		if (n != MAXMSG || !check(in, MAXMSG, 1 - rank, round))
+			die("quiet: a 4 MiB message, not what was sent");
+		if (round)
+			break;
+		if (rank == 0) {
+			printf("railprog quiet open\n");
+			fflush(stdout);
+		}
+		t0 = MPI_Wtime();
+		if (rank == 0) {
+			MPI_Recv(in, 8, MPI_BYTE, 1, TAG_DONE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		} else {
+			while (MPI_Wtime() - t0 < seconds) {
+				MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+				if (flag)
+					die("quiet: a message nobody sent");
+				usleep(10000);
+			}
+			MPI_Send(out, 8, MPI_BYTE, 0, TAG_DONE, MPI_COMM_WORLD);
+		}
+	}
+	if (rank == 0)
+		printf("railprog quiet ok %.0f %.3f\n", seconds, t);
+	free(out);
+	free(in);
+}
+
 /* The peak resident memory of this process, in KiB (0 if unknown). */
 static long peak_rss_kb(void)
 {
@@ -640,7 +690,7 @@ int main(int argc, char **argv)
 		pvars_start(getenv("RAILPROG_PVARS"));
 	if (size < 2 || argc < 3)
 		die("usage: railprog stream SECONDS | pingpong SECONDS | bw BYTES ITERS | "
-		    "burst BYTES ITERS | flow BYTES SECONDS | lat ITERS (2 ranks or more)");
+		    "burst BYTES ITERS | flow BYTES SECONDS | lat ITERS | quiet SECONDS (2 ranks or more)");
 	if (!strcmp(argv[1], "stream"))
 		stream((double)arg(argv[2], 1, 3600));
 	else if (!strcmp(argv[1], "bw") && argc > 3)
@@ -653,6 +703,8 @@ int main(int argc, char **argv)
 		pingpong((double)arg(argv[2], 1, 3600));
 	else if (!strcmp(argv[1], "lat"))
 		lat(arg(argv[2], 1, 1000000));
+	else if (!strcmp(argv[1], "quiet"))
+		quiet((double)arg(argv[2], 1, 3600));
 	else
 		die("unknown mode");
 	if (getenv("RAILPROG_PVARS"))

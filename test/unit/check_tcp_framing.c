@@ -976,7 +976,7 @@ static void rank_retry(int rank, int n)
 		setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 		raw_read(c, &h, sizeof(h));
 		memset(key, 7, sizeof(key));
-		CHILD_CHECK(sizeof(h) == 48 && memcmp(h.magic, "MICHI", 6) == 0 && h.version == 2 &&
+		CHILD_CHECK(sizeof(h) == 48 && memcmp(h.magic, "MICHI", 6) == 0 && h.version == TCP_VERSION &&
 			    h.bom == 0x01020304 && memcmp(h.key, key, 16) == 0 && h.rank == 0,
 			    "bad hello");
 		CHILD_CHECK(write(c, &r, sizeof(r)) == sizeof(r), "reply");
