@@ -392,6 +392,7 @@ int coll_build_bcast(struct coll_sched *s, void *buf, size_t len, int root);
  * that the table gives to the binomial tree runs that tree directly
  * when coll_direct_*_ok (coll/select.c) says so. */
 int coll_direct_fits(size_t len);
+int coll_direct_fits_ranks(int n);
 int coll_direct_bcast_ok(const struct coll_comm *c, size_t len);
 int coll_direct_reduce_ok(const struct coll_comm *c, const struct coll_op *op, size_t count);
 michi_status_t coll_direct_bcast(const struct coll_comm *c, void *buf, size_t len, int root);
@@ -406,6 +407,16 @@ michi_status_t coll_direct_gather(const struct coll_comm *c, const void *sbuf, v
 				  size_t blen, int root);
 michi_status_t coll_direct_scatter(const struct coll_comm *c, const void *sbuf, void *rbuf,
 				   size_t blen, int root);
+/* Barriers the table gives to the flat (*flat) or dissemination barrier,
+ * and allreductions of count elements of a contiguous type that it gives
+ * to the flat (*flat) or recursive-doubling algorithm, run it directly
+ * (sbuf NULL: in place). */
+int coll_direct_barrier_ok(const struct coll_comm *c, int *flat);
+michi_status_t coll_direct_barrier(const struct coll_comm *c, int flat);
+int coll_direct_allreduce_ok(const struct coll_comm *c, const struct coll_op *op, size_t count,
+			     int *flat);
+michi_status_t coll_direct_allreduce(const struct coll_comm *c, const struct coll_op *op,
+				     const void *sbuf, void *rbuf, size_t count, int flat);
 int coll_build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count, int root);
 int coll_build_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
 int coll_build_gather(struct coll_sched *s, const void *sbuf, size_t slen, void *rbuf,

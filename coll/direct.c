@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * coll/direct.c: small blocking broadcasts, reductions, gathers and
- * scatters without a schedule. A schedule costs its building, its steps and its rounds:
+ * coll/direct.c: barriers and small blocking broadcasts, reductions,
+ * allreductions, gathers and scatters without a schedule. A schedule costs its building, its steps and its rounds:
  * about 600 instructions of a 1,000-instruction 8-byte MPI_Bcast at the
  * root, which is most of what separated Michi from Open MPI on small
  * rooted collectives. When the table (coll/select.c) picks the binomial
@@ -11,11 +11,17 @@
  * same messages, tags and order as coll/bcast_binomial.c,
  * coll/reduce_binomial.c and coll/gather_binomial.c, so a rank that
  * takes the schedule for the same call (a derived datatype of the same
- * signature) still matches them.
+ * signature) still matches them. Barriers and allreductions likewise run
+ * the flat or dissemination barrier (coll/barrier_flat.c,
+ * barrier_dissem.c) and the flat or recursive-doubling allreduce
+ * (coll/allreduce_flat.c, allreduce_recdbl.c) when the table picks them:
+ * on a few ranks of one host, where ranks outnumbering the cores make
+ * every instruction of each rank's turn count.
  */
 #include "schedule.h"
 
 #define DIRECT_MAX 4096   /* bytes: the reduction's scratch is on the stack */
+#define DIRECT_RANKS 64   /* ranks of a flat barrier or allreduce: requests on the stack */
 
 static size_t direct_bytes = 2048;
 MICHI_TUNABLE(direct_bytes, "coll_direct_bytes", MICHI_T_SIZE, "2k", MICHI_LEVEL_TUNER,
@@ -30,6 +36,11 @@ int coll_direct_fits(size_t len)
 int coll_direct_fits_blocks(size_t blen, int n)
 {
 	return coll_direct_fits(blen) && (size_t)n * blen <= 2 * DIRECT_MAX;
+}
+
+int coll_direct_fits_ranks(int n)
+{
+	return direct_bytes && n <= DIRECT_RANKS;
 }
 
 static michi_status_t recv_wait(const struct coll_comm *c, void *buf, size_t len, int from,
@@ -73,6 +84,44 @@ static michi_status_t sends_wait(struct mtmi_req *r, int n, michi_status_t st)
 			st = r[i].error;
 	}
 	return st;
+}
+
+/* ---- barrier ---------------------------------------------------------- */
+
+michi_status_t coll_direct_barrier(const struct coll_comm *c, int flat)
+{
+	int n = c->size, rank = c->rank, tag = COLL_TAG_BARRIER + c->tag_ofs, i, dist;
+	struct mtmi_req r[DIRECT_RANKS];
+	michi_status_t st = 0;
+	char dummy = 0;
+
+	if (!flat) {   /* dissemination: hear from rank - 2^k, tell rank + 2^k */
+		for (dist = 1; dist < n && st >= 0; dist <<= 1) {
+			st = recv_start(c, &dummy, 0, (rank - dist + n) % n, tag, &r[0]);
+			if (st < 0)
+				break;
+			st = send_start(c, &dummy, 0, (rank + dist) % n, tag, &r[1]);
+			st = sends_wait(r, st < 0 ? 1 : 2, st < 0 ? st : 0);
+		}
+		return st;
+	}
+	if (rank) {   /* tell rank 0, wait for its word */
+		st = send_start(c, &dummy, 0, 0, tag, &r[0]);
+		if (st < 0)
+			return st;
+		st = recv_start(c, &dummy, 0, 0, tag, &r[1]);
+		return sends_wait(r, st < 0 ? 1 : 2, st < 0 ? st : 0);
+	}
+	for (i = 1; i < n; i++)
+		if ((st = recv_start(c, &dummy, 0, i, tag, &r[i - 1])) < 0)
+			break;
+	st = sends_wait(r, i - 1, st < 0 ? st : 0);
+	if (st < 0)
+		return st;
+	for (i = 1; i < n; i++)
+		if ((st = send_start(c, &dummy, 0, i, tag, &r[i - 1])) < 0)
+			break;
+	return sends_wait(r, i - 1, st < 0 ? st : 0);
 }
 
 michi_status_t coll_direct_bcast(const struct coll_comm *c, void *buf, size_t len, int root)
@@ -173,6 +222,114 @@ michi_status_t coll_direct_reduce(const struct coll_comm *c, const struct coll_o
 	if (rank == root)
 		return recv_wait(c, rbuf, len, 0, tag);
 	return 0;
+}
+
+/* ---- allreduce -------------------------------------------------------- */
+
+/* The flat allreduce (coll/allreduce_flat.c over coll/reduce_flat.c):
+ * every input to rank 0, folded there from the last rank down, the
+ * result to every rank. */
+static michi_status_t allreduce_flat(const struct coll_comm *c, const struct coll_op *op,
+				     const void *mine, void *rbuf, size_t count, int tag)
+{
+	int n = c->size, i;
+	size_t len = count * op->extent;
+	max_align_t t[2 * DIRECT_MAX / sizeof(max_align_t)];
+	char *in = (char *)t;
+	struct mtmi_req r[DIRECT_RANKS];
+	michi_status_t st = 0;
+
+	if (c->rank) {
+		st = send_start(c, mine, len, 0, tag, &r[0]);
+		if (st < 0 || (st = sends_wait(r, 1, 0)) < 0)
+			return st;
+		return recv_wait(c, rbuf, len, 0, tag);
+	}
+	for (i = 1; i < n; i++)
+		if ((st = recv_start(c, in + (size_t)i * len, len, i, tag, &r[i - 1])) < 0)
+			break;
+	st = sends_wait(r, i - 1, st < 0 ? st : 0);
+	if (st < 0)
+		return st;
+	if (mine != rbuf)
+		memcpy(rbuf, mine, len);
+	/* x0 op (x1 op (... op x(n-1))): rbuf holds x0 until the end */
+	memcpy(in, in + (size_t)(n - 1) * len, len);
+	for (i = n - 2; i >= 1; i--)
+		op->apply(op, in + (size_t)i * len, in, count);
+	op->apply(op, rbuf, in, count);
+	memcpy(rbuf, in, len);
+	for (i = 1; i < n; i++)
+		if ((st = send_start(c, rbuf, len, i, tag, &r[i - 1])) < 0)
+			break;
+	return sends_wait(r, i - 1, st < 0 ? st : 0);
+}
+
+/* Recursive doubling (coll/allreduce_recdbl.c): the first 2r ranks fold
+ * pairwise into the odd one, the p left exchange log2 p times, the odd
+ * ones hand the result back. */
+static michi_status_t allreduce_recdbl(const struct coll_comm *c, const struct coll_op *op,
+				       void *rbuf, size_t count, int tag)
+{
+	int n = c->size, rank = c->rank, p = 1, rr, vr, mask;
+	size_t len = count * op->extent;
+	max_align_t t[DIRECT_MAX / sizeof(max_align_t)];
+	char *acc = rbuf, *spare = (char *)t;
+	struct mtmi_req r[2];
+	michi_status_t st;
+
+	while (p * 2 <= n)
+		p *= 2;
+	rr = n - p;
+	vr = rank >= 2 * rr ? rank - rr : rank / 2;
+	if (rank < 2 * rr && rank % 2 == 0) {
+		st = send_start(c, rbuf, len, rank + 1, tag, &r[0]);
+		if (st < 0 || (st = sends_wait(r, 1, 0)) < 0)
+			return st;
+		return recv_wait(c, rbuf, len, rank + 1, tag);
+	}
+	if (rank < 2 * rr) {   /* (rank - 1) op mine */
+		if ((st = recv_wait(c, spare, len, rank - 1, tag)) < 0)
+			return st;
+		op->apply(op, spare, acc, count);
+	}
+	for (mask = 1; mask < p; mask <<= 1) {
+		int vpeer = vr ^ mask, peer = vpeer < rr ? vpeer * 2 + 1 : vpeer + rr;
+
+		if ((st = recv_start(c, spare, len, peer, tag, &r[0])) < 0)
+			return st;
+		st = send_start(c, acc, len, peer, tag, &r[1]);
+		if ((st = sends_wait(r, st < 0 ? 1 : 2, st < 0 ? st : 0)) < 0)
+			return st;
+		if (vpeer < vr)   /* theirs op acc, into acc */
+			op->apply(op, spare, acc, count);
+		else
+			fold(op, &acc, &spare, count);
+	}
+	if (acc != rbuf)
+		memcpy(rbuf, acc, len);
+	if (rank < 2 * rr) {
+		st = send_start(c, rbuf, len, rank - 1, tag, &r[0]);
+		return st < 0 ? st : sends_wait(r, 1, 0);
+	}
+	return 0;
+}
+
+michi_status_t coll_direct_allreduce(const struct coll_comm *c, const struct coll_op *op,
+				     const void *sbuf, void *rbuf, size_t count, int flat)
+{
+	int tag = COLL_TAG_ALLREDUCE + c->tag_ofs;
+
+	if (c->size == 1) {
+		if (sbuf)
+			memcpy(rbuf, sbuf, count * op->extent);
+		return 0;
+	}
+	if (flat)
+		return allreduce_flat(c, op, sbuf ? sbuf : rbuf, rbuf, count, tag);
+	if (sbuf)
+		memcpy(rbuf, sbuf, count * op->extent);
+	return allreduce_recdbl(c, op, rbuf, count, tag);
 }
 
 /* blocks in the subtree of vr: its lowest set bit (or n), cut at n

@@ -327,6 +327,19 @@ int coll_direct_reduce_ok(const struct coll_comm *c, const struct coll_op *op, s
 	return choose(&reduce, &q)->build.reduce == coll_build_reduce_binomial;
 }
 
+int coll_direct_barrier_ok(const struct coll_comm *c, int *flat)
+{
+	struct coll_query q;
+	int (*b)(struct coll_sched *s);
+
+	if (!coll_direct_fits_ranks(c->size))
+		return 0;
+	query_of_comm(c, &q, 0, 0, 1);
+	b = choose(&barrier, &q)->build.barrier;
+	*flat = b == coll_build_barrier_flat;
+	return *flat || b == coll_build_barrier_dissem;
+}
+
 int coll_build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count, int root)
 {
 	struct coll_query q;
@@ -371,6 +384,23 @@ int coll_build_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, siz
 
 	query_of(s, &q, count * s->op.extent, count, 1);
 	return choose(&allreduce, &q)->build.allreduce(s, sbuf, rbuf, count);
+}
+
+int coll_direct_allreduce_ok(const struct coll_comm *c, const struct coll_op *op, size_t count,
+			     int *flat)
+{
+	struct coll_query q;
+	size_t len = count * op->extent;
+	int (*a)(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
+
+	if (!coll_direct_fits(len) || !coll_direct_fits_ranks(c->size))
+		return 0;
+	query_of_comm(c, &q, len, count, op->commute);
+	a = choose(&allreduce, &q)->build.allreduce;
+	*flat = a == coll_build_allreduce_flat;
+	if (*flat)
+		return coll_direct_fits_blocks(len, c->size);
+	return a == coll_build_allreduce_recdbl;
 }
 
 /* ---- gather and scatter: bytes in all (n blocks) -------------------------------- */

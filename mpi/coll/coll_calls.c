@@ -17,7 +17,8 @@ int barrier_common(MPI_Comm comm, MPI_Request *request, int nb, const char *fnam
 {
 	struct michi_comm *c = michi_comm_get(comm);
 	struct coll_sched *s;
-	int err;
+	struct coll_comm cc;
+	int err, flat;
 
 	if ((err = coll_enter(c, comm, request, nb, fname)))
 		return err;
@@ -25,7 +26,11 @@ int barrier_common(MPI_Comm comm, MPI_Request *request, int nb, const char *fnam
 		s = coll_new_inter(c, COLL_TAG_BARRIER, NULL);
 		COLL_BUILD_AND_GO(c, s, coll_build_inter_barrier(s), request, nb, fname);
 	}
-	s = coll_new(c, COLL_TAG_BARRIER, NULL);
+	michi_coll_comm(c, &cc);
+	/* blocking, on a few ranks of one host: without a schedule */
+	if (!nb && coll_direct_barrier_ok(&cc, &flat))
+		return coll_done(c, coll_direct_barrier(&cc, flat), fname);
+	s = coll_new_cc(&cc, COLL_TAG_BARRIER, NULL);
 	COLL_BUILD_AND_GO(c, s, coll_build_barrier(s), request, nb, fname);
 }
 
@@ -275,7 +280,8 @@ int allreduce_common(const void *sendbuf, void *recvbuf, MPI_Count count,
 	struct coll_sched *s;
 	struct typed_out *t = NULL;
 	struct coll_op o;
-	int err;
+	struct coll_comm cc;
+	int err, flat;
 
 	if ((err = coll_enter(c, comm, request, nb, fname)))
 		return err;
@@ -285,7 +291,15 @@ int allreduce_common(const void *sendbuf, void *recvbuf, MPI_Count count,
 	if (ERRCHK && (err = coll_check_reduce(c, fname, sendbuf, recvbuf, count, dt, op, 1)))
 		return err;
 	coll_op_of(&o, op, dt);
-	if (!(s = coll_new(c, COLL_TAG_ALLREDUCE, &o)))
+	michi_coll_comm(c, &cc);
+	/* small, blocking and contiguous, on a few ranks of one host: the
+	 * flat or recursive-doubling exchange without a schedule */
+	if (!nb && count > 0 && michi_dt_builtin_valid(dt) &&
+	    coll_direct_allreduce_ok(&cc, &o, (size_t)count, &flat))
+		return coll_done(c, coll_direct_allreduce(&cc, &o, sendbuf == MPI_IN_PLACE ? NULL :
+							  sendbuf, recvbuf, (size_t)count, flat),
+				 fname);
+	if (!(s = coll_new_cc(&cc, COLL_TAG_ALLREDUCE, &o)))
 		return michi_err_nomem(c, fname);
 	if (count > 0) {
 		int inplace = sendbuf == MPI_IN_PLACE;

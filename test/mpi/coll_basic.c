@@ -402,6 +402,68 @@ static void test_rooted_mixed(int cnt, int root, int seed)
 	free(r);
 }
 
+/* 2x2 matrix products mod 65521 (a user op that does not commute), on
+ * ints or on a contiguous type of them: len counts elements of dt */
+static void matmul(void *in_, void *inout_, int *len, MPI_Datatype *dt)
+{
+	const int *a = in_;
+	int *b = inout_, size, k;
+
+	MPI_Type_size(*dt, &size);
+	for (k = 0; k < *len * (size / 4) / 4; k++, a += 4, b += 4) {
+		long c0 = ((long)a[0] * b[0] + (long)a[1] * b[2]) % 65521;
+		long c1 = ((long)a[0] * b[1] + (long)a[1] * b[3]) % 65521;
+		long c2 = ((long)a[2] * b[0] + (long)a[3] * b[2]) % 65521;
+		long c3 = ((long)a[2] * b[1] + (long)a[3] * b[3]) % 65521;
+
+		b[0] = (int)c0, b[1] = (int)c1, b[2] = (int)c2, b[3] = (int)c3;
+	}
+}
+
+/* An allreduce of nmat matrices where odd ranks describe them as a
+ * contiguous derived type and even ranks as ints (half of each in place):
+ * small blocking allreductions of predefined types run without a
+ * schedule (coll/direct.c, flat or recursive doubling), derived ones
+ * through it; the two must meet, and a product that does not commute
+ * must come out in rank order on every rank. */
+static void test_allreduce_mixed(int nmat, int seed)
+{
+	int n = mtest_size, me = mtest_rank, cnt = 4 * nmat, k, i;
+	int *s = mtest_malloc(cnt * sizeof(int)), *r = mtest_malloc(cnt * sizeof(int));
+	int *want = mtest_malloc(cnt * sizeof(int)), *m = mtest_malloc(cnt * sizeof(int));
+	int ip = (me / 2) % 2;
+	MPI_Datatype t, it = MPI_INT;
+	MPI_Op op;
+
+	MPI_Type_contiguous(cnt, MPI_INT, &t);
+	MPI_Type_commit(&t);
+	MPI_Op_create(matmul, 0, &op);
+	for (k = 0; k < n; k++) {   /* the product in rank order */
+		for (i = 0; i < cnt; i++)
+			m[i] = val(k, i, seed) % 65521;
+		if (k > 0)   /* m = want m */
+			matmul(want, m, &cnt, &it);
+		memcpy(want, m, cnt * sizeof(int));
+	}
+	for (i = 0; i < cnt; i++)
+		s[i] = val(me, i, seed) % 65521;
+	memcpy(r, s, cnt * sizeof(int));
+	if (me % 2)
+		MPI_Allreduce(ip ? MPI_IN_PLACE : s, r, 1, t, op, MPI_COMM_WORLD);
+	else
+		MPI_Allreduce(ip ? MPI_IN_PLACE : s, r, cnt, MPI_INT, op, MPI_COMM_WORLD);
+	for (i = 0; i < cnt && r[i] == want[i]; i++)
+		;
+	mtest_check(i == cnt, "mixed-type allreduce of %d matrices (not commutative): int %d is "
+		    "%d, not %d", nmat, i, i < cnt ? r[i] : 0, i < cnt ? want[i] : 0);
+	MPI_Op_free(&op);
+	MPI_Type_free(&t);
+	free(s);
+	free(r);
+	free(want);
+	free(m);
+}
+
 int main(int argc, char **argv)
 {
 	int n, seed = 1;
@@ -433,6 +495,9 @@ int main(int argc, char **argv)
 			test_alltoallv(cnt, ip, seed++);
 		}
 	}
+	/* flat (up to 256 bytes from 5 ranks) and recursive doubling */
+	for (int k = 1; k <= 100; k *= 4)
+		test_allreduce_mixed(k, seed++);
 	/* each type once (not the other names, nor the C++ types), a
 	 * small count, Allreduce and Reduce in place at the root */
 	coll_op_matrix(6, MPI_COMM_WORLD, "MPI_COMM_WORLD", COLL_ALLREDUCE | COLL_REDUCE_IP, 0,
