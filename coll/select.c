@@ -352,7 +352,8 @@ int coll_build_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t
 
 static int allreduce_flat_ranks = 8;
 MICHI_TUNABLE(allreduce_flat_ranks, "coll_allreduce_flat_ranks", MICHI_T_INT, "8",
-	      MICHI_LEVEL_TUNER, "most ranks (from 5) for which a small allreduce on one host "
+	      MICHI_LEVEL_TUNER, "most ranks (from 5, or 3 where ranks outnumber processors) "
+	      "for which a small allreduce on one host "
 	      "goes flat through rank 0 (auto; 0: never)");
 static size_t allreduce_long = 64 * 1024;
 MICHI_TUNABLE(allreduce_long, "coll_allreduce_long_bytes", MICHI_T_SIZE, "65536",
@@ -365,6 +366,11 @@ static const struct coll_algo allreduce_rows[] = {
 	  { .allreduce = coll_build_allreduce_wan } },
 	{ "hierarchical", NEED_HOSTS | NEED_COMMUTE, 0, 0, NULL, NULL, NULL,
 	  { .allreduce = coll_build_allreduce_hier } },
+	/* where ranks outnumber the processors, from 3 ranks: each rank's
+	 * one turn a call beat recursive doubling's two (4 ranks on 2 cores,
+	 * 8 bytes, both without a schedule: 3.51 against 3.96 us) */
+	{ "flat", 0, AUTO_OVERSUB, 3, &allreduce_flat_ranks, NULL, &flat_bytes,
+	  { .allreduce = coll_build_allreduce_flat } },
 	{ "flat", 0, AUTO_ONE_HOST, 5, &allreduce_flat_ranks, NULL, &flat_bytes,
 	  { .allreduce = coll_build_allreduce_flat } },
 	{ "rabenseifner", NEED_COMMUTE | NEED_COUNT_N, 0, 0, NULL, &allreduce_long, NULL,
