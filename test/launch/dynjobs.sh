@@ -53,8 +53,8 @@ for ip, port in targets:
         s.connect((ip, port))
         # struct tcp_hello: magic[6] version u16 bom u32 key[16] rank i32 slot u32
         # resume u32 read u64
-        s.sendall(b"MICHI\0" + struct.pack("=HI", 2, 0x01020304) + os.urandom(16) +
-                  struct.pack("=iIIQ", rank, 0, 0, 0))
+        s.sendall(b"MICHI\0" + struct.pack("=HI", int(os.environ["TCP_VERSION"]), 0x01020304) +
+                  os.urandom(16) + struct.pack("=iIIQ", rank, 0, 0, 0))
         try:
             r = s.recv(16)
         except socket.timeout:
@@ -72,6 +72,7 @@ if badkey < 3 * (len(sys.argv) - 1):
 print("stranger refused on %d ports" % len(targets))
 EOS
 	# shellcheck disable=SC2086 # a list of pids
+	TCP_VERSION=$(sed -n 's/^#define TCP_VERSION *\([0-9]*\).*/\1/p' "$top_srcdir/devices/tcp/tcp.h") \
 	LISTENING_PY_DIR=$(cd "$(dirname "$0")" && pwd) python3 "$WORK/stranger.py" $PIDS >"$WORK/stranger.out" 2>&1 || {
 		touch "$PORTF.go"; fail "device '${dev:-auto}': $(cat "$WORK/stranger.out")"; }
 	touch "$PORTF.go"

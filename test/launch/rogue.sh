@@ -66,7 +66,8 @@ if nm != 1 or nr < len(ranks):
 def hello(key):
     # struct tcp_hello: magic[6] version u16 bom u32 key[16] rank i32 slot u32
     # resume u32 read u64
-    return b"MICHI\0" + struct.pack("=HI", 2, 0x01020304) + key + struct.pack("=iIIQ", 0, 0, 0, 0)
+    return (b"MICHI\0" + struct.pack("=HI", int(os.environ["TCP_VERSION"]), 0x01020304) + key +
+            struct.pack("=iIIQ", 0, 0, 0, 0))
 
 lock = threading.Lock()
 stats = {"done": 0, "held": 0, "held_late": 0, "errors": 0}
@@ -136,7 +137,8 @@ print("rogue: %d connections to %d ports in %.1f s, %d held silent (longest %.1f
 if stats["done"] != 1000 or stats["held_late"] or stats["held"] == 0:
     sys.exit(1)
 EOS
-LISTENING_PY_DIR=$(cd "$(dirname "$0")" && pwd) timeout 40 python3 "$WORK/rogue.py" "$MP" $RANKS >"$WORK/rogue" 2>&1 ||
+TCP_VERSION=$(sed -n 's/^#define TCP_VERSION *\([0-9]*\).*/\1/p' "$top_srcdir/devices/tcp/tcp.h") \
+	LISTENING_PY_DIR=$(cd "$(dirname "$0")" && pwd) timeout 40 python3 "$WORK/rogue.py" "$MP" $RANKS >"$WORK/rogue" 2>&1 ||
 	fail "rogue client: $(cat "$WORK/rogue")"
 cat "$WORK/rogue" >&2
 T1=$(now_ms)
