@@ -416,6 +416,7 @@ void tcp_stripe_reply(struct tcp_conn *c, struct tcp_peer *p, int status);
 void tcp_stripe_out_failed(struct tcp_conn *c);
 void tcp_stripe_close(struct tcp_peer *p);
 int tcp_stripe_busy(const struct tcp_peer *p);
+int tcp_stripe_owes(const struct tcp_peer *p);
 void tcp_stripe_shutdown(struct tcp_peer *p);
 struct tcp_conn *tcp_stripe_conn(const struct tcp_peer *p, int slot);
 int tcp_stripe_begin(struct tcp_conn *c, uint64_t seq, uint64_t tail);

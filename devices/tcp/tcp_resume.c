@@ -43,8 +43,9 @@
  * A stream that runs on another rail than its own goes home once its
  * rail connects again: the lower rank tries every tcp_rail_retry seconds
  * and moves it the same way (the old socket is closed when the new one
- * is connected). While off its rail a rail connection gets no new parts
- * of striped frames (tcp_stripe.c weighs it zero).
+ * is connected). While off its rail a connection shares the rail it is
+ * on with that rail's own (tcp_stripe.c), so that what it holds when it
+ * goes home goes out there at once.
  */
 #include "config.h"
 #include "tcp.h"
@@ -495,7 +496,7 @@ void tcp_stream_resume_reply(struct tcp_conn *c, struct tcp_peer *p, const struc
 		s->sm->retry_at = michi_wtime() + 1.0;
 		return;
 	}
-	if (r->status == TCP_REPLY_GONE && s->slot && !tcp_stripe_busy(p)) {
+	if (r->status == TCP_REPLY_GONE && s->slot && !tcp_stripe_owes(p)) {
 		/* the peer is in finalize and closed its rail connections */
 		tcp_stripe_drop_slot(p, s->slot);
 		return;
@@ -671,8 +672,9 @@ static void stream_tick_peer(struct tcp_peer *p, double now)
 			continue;
 		}
 		/* an idle stream's heartbeat: bytes that its peer's kernel
-		 * must acknowledge, so that a cut shows as a stall above */
-		if (stream_idle(sm, now)) {
+		 * must acknowledge, so that a cut shows as a stall above
+		 * (none to a peer that said goodbye: it is closing them) */
+		if (!p->conn->goodbye && stream_idle(sm, now)) {
 			if (k)
 				tcp_stripe_heartbeat(p, k);
 			else

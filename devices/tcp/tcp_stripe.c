@@ -130,6 +130,7 @@ struct tcp_stripe {
 	/* sending */
 	uint64_t tx_seq;
 	double w[TCP_SLOTS_MAX + 1];   /* [0]: the main connection, [k]: slot k */
+	int on[TCP_SLOTS_MAX + 1];     /* the rail each is on now (-1: not up) */
 	int stale;                /* connections or shares changed: set sched again */
 	double share[TCP_RAILS_MAX];
 	unsigned reports_in;
@@ -478,8 +479,24 @@ static int conn_home(const struct tcp_conn *c)
 	return c && c->state == TCP_CONN_UP && (!c->sm || c->sm->rail == c->sm->home);
 }
 
-/* Weights of the main connection (0) and the slots for the parts:
- * a rail's share over its connections that are up on it. */
+/* The rail connection c (its own rail: home) is on now, -1 when it is
+ * not up (lost, resuming, or no rail of the pair). */
+static int conn_on(const struct tcp_conn *c, int home, int nrails)
+{
+	int r;
+
+	if (!c || c->state != TCP_CONN_UP)
+		return -1;
+	r = c->sm ? c->sm->rail : home;
+	return r >= 0 && r < nrails ? r : -1;
+}
+
+/* Weights of the main connection (0) and the slots for the parts: a
+ * rail's share over the connections that are up on it now, its own and
+ * those moved there from a lost rail. A moved one keeps getting parts
+ * (its rail's share is 0 while the rail is down), so that what it has
+ * queued when it goes home goes out on its own rail at once, not behind
+ * the parts the others were dealt meanwhile. */
 static void stripe_sched(struct tcp_stripe *st)
 {
 	const struct tcp_conn *m = tcp.peers[st->peer].conn;
@@ -487,16 +504,15 @@ static void stripe_sched(struct tcp_stripe *st)
 	int up[TCP_RAILS_MAX] = { 0 };
 	int k;
 
-	if (st->main_rail >= 0 && conn_home(m))
-		up[st->main_rail]++;
+	st->on[0] = conn_on(m, st->main_rail, st->nrails);
 	for (k = 1; k <= st->nslots; k++)
-		if (conn_home(st->slot[k].conn))
-			up[st->slot[k].rail]++;
-	if (st->main_rail >= 0 && conn_home(m))
-		w[0] = st->share[st->main_rail] / up[st->main_rail];
-	for (k = 1; k <= st->nslots; k++)
-		if (conn_home(st->slot[k].conn))
-			w[k] = st->share[st->slot[k].rail] / up[st->slot[k].rail];
+		st->on[k] = conn_on(st->slot[k].conn, st->slot[k].rail, st->nrails);
+	for (k = 0; k <= st->nslots; k++)
+		if (st->on[k] >= 0)
+			up[st->on[k]]++;
+	for (k = 0; k <= st->nslots; k++)
+		if (st->on[k] >= 0)
+			w[k] = st->share[st->on[k]] / up[st->on[k]];
 	memcpy(st->w, w, sizeof(st->w));
 	st->stale = 0;
 }
@@ -593,9 +609,8 @@ michi_status_t tcp_stripe_send(struct tcp_peer *p, int peer, const struct iovec 
 		if (p->conn->sm)
 			tcp_send_flush(p);   /* resilient: nothing goes inline */
 	}
-	if (st->main_rail >= 0) {
-		rail_bytes[st->main_rail] += head;
-	}
+	if (st->on[0] >= 0)
+		rail_bytes[st->on[0]] += head;
 	off = head;
 	for (i = 0; i < (size_t)nch; i++) {
 		struct tcp_chunk *ch = &s->chunk[i];
@@ -615,7 +630,8 @@ michi_status_t tcp_stripe_send(struct tcp_peer *p, int peer, const struct iovec 
 			tcp_split_part_done(s, p->fail_st < 0 ? p->fail_st : MICHI_ERR_PEER);
 			continue;
 		}
-		rail_bytes[sl->rail] += (size_t)ch->h.len;
+		if (st->on[k] >= 0)
+			rail_bytes[st->on[k]] += (size_t)ch->h.len;
 		last[k] = ch;
 		tcp.nqueued++;
 		if (sl->tail)
@@ -720,16 +736,52 @@ void tcp_stripe_flush(struct tcp_peer *p, int k)
 	tcp_conn_set_events(c, slot_events(c, sl));
 }
 
-/* Chunks still to write to p (finalize waits for them). */
+/* Has slot sl chunks to write, its heartbeat not counted? */
+static int slot_owes(const struct tcp_slot *sl)
+{
+	return sl->head && (sl->head != &sl->hb || sl->hb.next);
+}
+
+/* Is its heartbeat alone in the queue, not begun? */
+static int slot_beat_only(const struct tcp_slot *sl)
+{
+	return sl->head == &sl->hb && !sl->hb.next && sl->hb.hleft == sizeof(sl->hb.h);
+}
+
+/* A slot that goes owing no chunk: its heartbeat, if queued, goes too. */
+static void slot_forget(struct tcp_slot *sl)
+{
+	if (sl->head == &sl->hb && !sl->hb.next) {
+		sl->head = sl->tail = NULL;
+		tcp.nqueued--;
+	}
+}
+
+/* Chunks of frames still to write to p (heartbeats not counted). */
+int tcp_stripe_owes(const struct tcp_peer *p)
+{
+	int k;
+
+	for (k = 1; p->stripe && k <= p->stripe->nslots; k++)
+		if (slot_owes(&p->stripe->slot[k]))
+			return 1;
+	return 0;
+}
+
+/* Chunks still to write to p, or a heartbeat half written (finalize
+ * waits for them: the peer reads the stream to its end). */
 int tcp_stripe_busy(const struct tcp_peer *p)
 {
 	int k;
 
 	if (!p->stripe)
 		return 0;
-	for (k = 1; k <= p->stripe->nslots; k++)
-		if (p->stripe->slot[k].head)
+	for (k = 1; k <= p->stripe->nslots; k++) {
+		const struct tcp_slot *sl = &p->stripe->slot[k];
+
+		if (sl->head && !slot_beat_only(sl))
 			return 1;
+	}
 	return 0;
 }
 
@@ -743,6 +795,8 @@ void tcp_stripe_shutdown(struct tcp_peer *p)
 	for (k = 1; k <= p->stripe->nslots; k++) {
 		struct tcp_slot *sl = &p->stripe->slot[k];
 
+		if (slot_beat_only(sl))
+			slot_forget(sl);
 		if (sl->conn && !sl->head)
 			shutdown(sl->conn->fd, SHUT_WR);
 	}
@@ -919,10 +973,11 @@ int tcp_stripe_recv(struct tcp_conn *l)
 				if (l->ch_got == 0 && !(c && (c->special & TCP_RX_STRIPE))) {
 					struct tcp_slot *sl = &st->slot[l->slot];
 
-					if (sl->head && sl->head != &sl->hb) {
+					if (slot_owes(sl)) {
 						tcp_peer_lost(l, n == 0 ? ECONNRESET : errno);
 					} else {
 						tcp_conn_close(l);
+						slot_forget(sl);
 						sl->conn = NULL;
 						sl->off = 1;
 						st->stale = 1;
@@ -1416,6 +1471,7 @@ void tcp_stripe_drop_slot(struct tcp_peer *p, int k)
 
 	if (sl->conn)
 		tcp_conn_close(sl->conn);
+	slot_forget(sl);
 	sl->conn = NULL;
 	sl->off = 1;
 	p->stripe->stale = 1;
