@@ -16,6 +16,11 @@
 #     ranks' cards on Network-0 only): the kernel's subflows carry a
 #     tenth or more on each NIC, every word checked (skipped where the
 #     kernel has no MPTCP).
+#  b with delay1=30ms (Network-1, the rail connection's rail, 30 ms each
+#    way and nothing lost): a rail that only delays. A stream of mixed
+#    sizes comes in whole and in order, with no connection taken for lost
+#    (60 ms round trips against the 0.3 s stall timeout, with
+#    heartbeats), and both NICs of A carry a part of it.
 #  d: A dual, B single (Network-0), C dual: B and C stream to A at once,
 #     A receiving with MPI_ANY_SOURCE and MPI_ANY_TAG; B has one rail to A
 #     (two connections on it), C two; every message whole, in order.
@@ -80,6 +85,20 @@ else
 	[ "$1" -ge 10 ] && [ "$2" -ge 10 ] || fail "b, MPTCP: A's eth0 took $1%, eth1 $2% (each at least 10%)"
 	echo "b, MPTCP: $(grep '^railprog bw ' "$WORK/b_mptcp" | cut -d' ' -f3-); A's eth0 $1%, eth1 $2%"
 fi
+grid_down
+
+# ---- b, Network-1 delaying ----------------------------------------------
+grid_up multirail cfg=b delay1=30ms
+a0=$(nic_rx_bytes A eth0) a1=$(nic_rx_bytes A eth1)
+rails_mpirun "$WORK/b_delay" -genv MICHI_LOG info --host A,B -n 2 "$RPROG" stream 8 ||
+	fail "b, Network-1 delaying: exit $?: $(tail -5 "$WORK/b_delay.err")"
+grep -q '^railprog stream ok ' "$WORK/b_delay" ||
+	fail "b, Network-1 delaying: $(cat "$WORK/b_delay" "$WORK/b_delay.err")"
+! grep -q " lost " "$WORK/b_delay.err" ||
+	fail "b, Network-1 delaying: a connection taken for lost: $(grep ' lost ' "$WORK/b_delay.err")"
+set -- $(shares "$a0" "$a1")
+[ "$1" -ge 5 ] && [ "$2" -ge 5 ] || fail "b, Network-1 delaying: A's eth0 took $1%, eth1 $2%"
+echo "b, Network-1 delaying: $(grep '^railprog stream ok ' "$WORK/b_delay"); A's eth0 $1%, eth1 $2%"
 grid_down
 
 # ---- d: A dual, B single, C dual ----------------------------------------
