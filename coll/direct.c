@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * coll/direct.c: barriers and small blocking broadcasts, reductions,
- * allreductions, gathers and scatters without a schedule. A schedule costs its building, its steps and its rounds:
+ * allreductions, gathers and scatters without a schedule. A schedule
+ * costs its building, its steps and its rounds:
  * about 600 instructions of a 1,000-instruction 8-byte MPI_Bcast at the
  * root, which is most of what separated Michi from Open MPI on small
  * rooted collectives. When the table (coll/select.c) picks the binomial
@@ -25,8 +26,9 @@
 
 static size_t direct_bytes = 2048;
 MICHI_TUNABLE(direct_bytes, "coll_direct_bytes", MICHI_T_SIZE, "2k", MICHI_LEVEL_TUNER,
-	      "largest blocking broadcast or reduction (bytes, at most 4k) that runs its "
-	      "binomial tree without a schedule (0: never)");
+	      "largest blocking broadcast, reduction or allreduction (bytes, at most 4k) "
+	      "that runs its algorithm without a schedule, as blocking barriers do (0: "
+	      "never, barriers included)");
 
 int coll_direct_fits(size_t len)
 {
@@ -251,14 +253,11 @@ static michi_status_t allreduce_flat(const struct coll_comm *c, const struct col
 	st = sends_wait(r, i - 1, st < 0 ? st : 0);
 	if (st < 0)
 		return st;
-	if (mine != rbuf)
-		memcpy(rbuf, mine, len);
-	/* x0 op (x1 op (... op x(n-1))): rbuf holds x0 until the end */
-	memcpy(in, in + (size_t)(n - 1) * len, len);
-	for (i = n - 2; i >= 1; i--)
-		op->apply(op, in + (size_t)i * len, in, count);
-	op->apply(op, rbuf, in, count);
-	memcpy(rbuf, in, len);
+	/* x0 op (x1 op (... op x(n-1))), folded into rbuf from the last */
+	memcpy(in, mine, len);
+	memcpy(rbuf, in + (size_t)(n - 1) * len, len);
+	for (i = n - 2; i >= 0; i--)
+		op->apply(op, in + (size_t)i * len, rbuf, count);
 	for (i = 1; i < n; i++)
 		if ((st = send_start(c, rbuf, len, i, tag, &r[i - 1])) < 0)
 			break;

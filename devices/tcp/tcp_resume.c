@@ -619,7 +619,8 @@ void tcp_stream_ack_in(struct tcp_conn *c)
 }
 
 /* Is stream sm due a heartbeat: nothing written to it for
- * tcp_rail_heartbeat seconds? */
+ * tcp_rail_heartbeat seconds? (The heartbeat's own bytes start the
+ * next wait.) */
 static int stream_idle(struct tcp_stream *sm, double now)
 {
 	if (tcp_rail_heartbeat <= 0 || tcp.finalizing)
@@ -629,7 +630,10 @@ static int stream_idle(struct tcp_stream *sm, double now)
 		sm->hb_at = now + tcp_rail_heartbeat;
 		return 0;
 	}
-	return now >= sm->hb_at;
+	if (now < sm->hb_at)
+		return 0;
+	sm->hb_at = now + tcp_rail_heartbeat;
+	return 1;
 }
 
 /* Every stream of p, once per tick. */
@@ -679,8 +683,6 @@ static void stream_tick_peer(struct tcp_peer *p, double now)
 				tcp_stripe_heartbeat(p, k);
 			else
 				beat = 1;
-			sm->hb_tx = sm->tx;
-			sm->hb_at = now + tcp_rail_heartbeat;
 		}
 		/* home again once its rail connects (the lower rank moves) */
 		if (sm->rail != sm->home && !sm->out && now >= sm->move_at &&

@@ -37,8 +37,9 @@
  *
  * Weights. Each rail's share of the payload comes from tcp_rail_weights:
  * feedback (the default) and rate (RI2N++ in bytes with the rails'
- * measured rates), paper (RI2N++ as the paper has it), links (RI2N+), static (by tcp_rail_rates
- * or the interfaces' speeds), round-robin (RI2N); tcp_rail.h has them. The
+ * measured rates), paper (RI2N++ as the paper has it), links (RI2N+),
+ * static (by tcp_rail_rates or the interfaces' speeds), round-robin
+ * (RI2N); tcp_rail.h has them. The
  * receiver sends a report at most every tcp_rail_interval seconds while
  * chunks arrive: per rail, the bytes it read from this peer (R_k), the
  * bytes it read on its link of that rail from every peer (R_jk), the
