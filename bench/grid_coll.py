@@ -417,7 +417,7 @@ def calibrate(b, delay, n0, n1, tcp_split=False):
 
 
 def predict(work, params, n0, n1, sizes):
-    """lanes_predict's rows: [size, op, P, h, T, auto, T_sched]."""
+    """lanes_predict's rows: [size, op, P, h, T, auto, T_sched, forced]."""
     p = subprocess.run([os.path.join(work, 'lanes_predict'), params, str(n0), str(n1)] +
                        [str(m) for m in sizes], capture_output=True, text=True, timeout=30)
     if p.returncode != 0:
@@ -425,7 +425,8 @@ def predict(work, params, n0, n1, sizes):
     rows = []
     for line in p.stdout.split():
         f = line.split(',')
-        rows.append([int(f[0]), f[1], int(f[2]), int(f[3]), float(f[4]), int(f[5]), float(f[6])])
+        rows.append([int(f[0]), f[1], int(f[2]), int(f[3]), float(f[4]), int(f[5]), float(f[6]),
+                     int(f[7])])
     return rows
 
 
@@ -443,7 +444,8 @@ def remodel(out, work):
 
 
 def write_model(out, work, delay, params, n0, n1, sizes):
-    write_csv(os.path.join(out, f'model-{delay}.csv'), ['size', 'op', 'P', 'h', 'T', 'auto', 'T_sched'],
+    write_csv(os.path.join(out, f'model-{delay}.csv'),
+              ['size', 'op', 'P', 'h', 'T', 'auto', 'T_sched', 'forced'],
               predict(work, params, n0, n1, sizes))
 
 

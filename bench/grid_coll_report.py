@@ -56,14 +56,15 @@ def gnuplot(script):
 
 
 def model(out, delay):
-    """{size: {op: {'T': {P: T with one lane a host}, 'P': auto P, 'auto': its T}}}"""
+    """{size: {op: {'T': {P: T as a forced P runs}, 'P': auto P, 'auto': its T}}}"""
     path = os.path.join(out, f'model-{delay}.csv')
     res = {}
     if not os.path.exists(path):
         return res
     for r in rd(path):
         d = res.setdefault(int(r['size']), {}).setdefault(r['op'], {'T': {}, 'S': {}})
-        if r['h'] == '1':
+        # a forced P's row (older runs' files: one lane a host)
+        if r.get('forced', '1' if r['h'] == '1' else '0') == '1':
             d['T'][int(r['P'])] = float(r['T'])
             if r.get('T_sched'):
                 d['S'][int(r['P'])] = float(r['T_sched'])
@@ -272,9 +273,12 @@ def wan(out, delay, md):
         return
     md += ['### WAN utilisation (the emulator\'s 100 ms counters)', '',
            'Share of the WAN path\'s 100 Mb/s in the data\'s direction (wire bytes,',
-           'headers included): the peak interval, and the mean over the intervals that',
-           'lie wholly inside a timed call.', '',
-           '| op | Michi | peak | mean in calls |', '|---|---|---|---|']
+           'headers included): the peak interval; the mean over the intervals that',
+           'lie wholly inside a timed call; and the mean over each call\'s crossing',
+           '(paper A\'s WAN phase: from its first to its last interval carrying at',
+           'least 10% of the path), with the crossing\'s length (median over the calls).', '',
+           '| op | Michi | peak | mean in calls | mean while crossing | crossing |',
+           '|---|---|---|---|---|---|']
     plots = {}
     for path in files:
         base = os.path.basename(path)[:-4]
@@ -282,11 +286,19 @@ def wan(out, delay, md):
         rows = rd(path)
         calls = rd(path[:-4] + '-calls.csv') if os.path.exists(path[:-4] + '-calls.csv') else []
         u = [(float(r['t_s']), float(r['util'])) for r in rows]
-        inside = [x for t, x in u for c in calls
-                  if float(c['start_s']) <= t - 0.1 and t <= float(c['end_s'])]
+        inside, cross, clen = [], [], []
+        for c in calls:
+            xs = [x for t, x in u if float(c['start_s']) <= t - 0.1 and t <= float(c['end_s'])]
+            inside += xs
+            busy = [i for i, x in enumerate(xs) if x >= 0.1]
+            if busy:
+                cross += xs[busy[0]:busy[-1] + 1]
+                clen.append((busy[-1] + 1 - busy[0]) * 0.1)
         peak = max((x for _, x in u), default=NAN)
         md.append(f'| {op} | {impl} | {peak * 100:.0f}% | '
-                  f'{(statistics.mean(inside) * 100 if inside else NAN):.0f}% |')
+                  f'{(statistics.mean(inside) * 100 if inside else NAN):.0f}% | '
+                  f'{(statistics.mean(cross) * 100 if cross else NAN):.0f}% | '
+                  f'{(statistics.median(clen) if clen else NAN):.1f} s |')
         plots.setdefault(op, []).append((impl, path))
     md.append('')
     png = os.path.join(out, f'wan-{delay}.png')

@@ -9,14 +9,15 @@
  *
  * PARAMS as MICHI_COLL_LANES_PARAMS ("" for the library's defaults); N0
  * the ranks of the root's site, N1 the far site's. Per BYTES (the block
- * per rank) and OP (scatter, gather) it prints "BYTES,OP,P,1,T,AUTO,TS" for
- * P = 1..min(N0, N1): T(P) in seconds (lanes_T_h, what the library
+ * per rank) and OP (scatter, gather) it prints "BYTES,OP,P,h,T,AUTO,TS,1"
+ * for P = 1..min(N0, N1): T(P) in seconds (lanes_T_h, what the library
  * chooses with) and TS (Scatter: lanes_T_sched, the schedule model;
- * Gather: T again) with one lane a host, as the
- * library runs a forced P (MICHI_COLL_LANES_P) on sites of at least P
- * hosts; AUTO is 1 on the P and lanes a host h that the library chooses
- * when MICHI_COLL_LANES_P is 0 (lanes_choose_ph), which gets a row
- * "BYTES,OP,P,h,T,1,TS" of its own when h is not 1.
+ * Gather: T again) with the lanes a host h that the library gives a
+ * forced P (MICHI_COLL_LANES_P): lanes_h_min, one lane a host where the
+ * site has P hosts that drive lanes (Gather's P > 1 leaves the root
+ * out); AUTO is 1 on the P and h that the library chooses when
+ * MICHI_COLL_LANES_P is 0 (lanes_choose_ph), which gets a row
+ * "BYTES,OP,P,h,T,1,TS,0" of its own when its h is not the forced one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,12 +65,15 @@ int main(int argc, char **argv)
 			const char *op = dir == LANES_GATHER ? "gather" : "scatter";
 			int h, P = lanes_choose_ph(&p, dir, n0, n1, m, &h);
 
-			for (int k = 1; k <= pmax; k++)
-				printf("%s,%s,%d,1,%.9f,%d,%.9f\n", argv[a], op, k,
-				       lanes_T_h(&p, dir, k, 1, n0, n1, m), k == P && h == 1,
-				       sched(&p, dir, k, 1, n0, n1, m));
-			if (h != 1)
-				printf("%s,%s,%d,%d,%.9f,1,%.9f\n", argv[a], op, P, h,
+			for (int k = 1; k <= pmax; k++) {
+				int hf = lanes_h_min(dir, k, n0);
+
+				printf("%s,%s,%d,%d,%.9f,%d,%.9f,1\n", argv[a], op, k, hf,
+				       lanes_T_h(&p, dir, k, hf, n0, n1, m), k == P && h == hf,
+				       sched(&p, dir, k, hf, n0, n1, m));
+			}
+			if (h != lanes_h_min(dir, P, n0))
+				printf("%s,%s,%d,%d,%.9f,1,%.9f,0\n", argv[a], op, P, h,
 				       lanes_T_h(&p, dir, P, h, n0, n1, m),
 				       sched(&p, dir, P, h, n0, n1, m));
 		}

@@ -15,7 +15,10 @@
  * not per host): a far site's lanes go in runs of h to sender slots,
  * slots numbered over the far sites in site order, and slot s is
  * sender s mod n0, so the root keeps lane 0 and, with more than two
- * sites, the senders are shared out. P and h per far site come from the
+ * sites, the senders are shared out. Gather with more than one lane
+ * deals the slots over the root's site without the root (when it has
+ * other hosts; lanes_hosts): a lane into the root would share its NIC
+ * with the site's blocks, whose short round trips win. P and h per far site come from the
  * cost model (coll/lanes_model.h, lanes_choose_ph) with the
  * communicator's parameters, each far site's as if it were the only one
  * (n0 and its own size; the model has no term for far sites sharing the
@@ -55,9 +58,10 @@ MICHI_TUNABLE(lanes_p, "coll_lanes_p", MICHI_T_INT, "0", MICHI_LEVEL_TUNER,
 static int lanes_h;
 MICHI_TUNABLE(lanes_h, "coll_lanes_h", MICHI_T_INT, "0", MICHI_LEVEL_TUNER,
 	      "lanes each host of the root's site drives across of the multilane scatter "
-	      "and gather (1: paper A's one lane a host; the lane count: the root alone; "
-	      "0: the cost model's choice, or with coll_lanes_p set as few as the root's "
-	      "site allows; capped at the lanes)");
+	      "and gather (1: paper A's one lane a host; the lane count: one host, in "
+	      "scatter the root, in gather the next of its site; 0: the cost model's "
+	      "choice, or with coll_lanes_p set as few as the root's site allows; capped "
+	      "at the lanes)");
 
 static struct lanes_params params;
 static const char *params_seen;
@@ -91,7 +95,9 @@ struct plan {
 	const struct coll_sites *ss;
 	int root, rsite, n0;   /* the root's site and its size */
 	int nlanes;            /* lanes over all far sites */
-	int nslots;            /* sender slots over all far sites (slot s: sender s mod n0) */
+	int nslots;            /* sender slots over all far sites */
+	int s0;                /* slot s is sender s0 + s mod (n0 - s0): 1 when the
+				* root drives no lane (Gather) */
 	int *P, *base;         /* per site: its lanes, and the number of its lane 0 */
 	int *h, *sbase;        /* per site: lanes a sender drives, and its first slot */
 };
@@ -113,6 +119,7 @@ static int plan_make(struct coll_sched *s, struct plan *pl, int root, size_t ble
 	pl->sbase = pl->h + ss->nsites;
 	pl->nlanes = 0;
 	pl->nslots = 0;
+	pl->s0 = 0;
 	for (t = 0; t < ss->nsites; t++) {
 		int n1 = ss->first[t + 1] - ss->first[t], P, h = 1, hmin;
 
@@ -145,7 +152,7 @@ static int plan_make(struct coll_sched *s, struct plan *pl, int root, size_t ble
 			P = lanes_choose_ph(mp, dir, pl->n0, n1, (double)blen, &hm);
 			h = lanes_h > 0 ? lanes_h : hm;
 		}
-		hmin = (P + pl->n0 - 1) / pl->n0;
+		hmin = lanes_h_min(dir, P, pl->n0);
 		if (h < hmin)
 			h = hmin;
 		if (h > P)
@@ -157,6 +164,8 @@ static int plan_make(struct coll_sched *s, struct plan *pl, int root, size_t ble
 		pl->nlanes += P;
 		pl->nslots += (P + h - 1) / h;
 	}
+	if (gather && pl->n0 > 1 && pl->nlanes > 1)
+		pl->s0 = 1;
 	michi_debug("coll lanes: root %d, %d lanes over %d far sites from %d sender slots, "
 		    "%zu-byte blocks", root, pl->nlanes, ss->nsites - 1, pl->nslots, blen);
 	return 0;
@@ -262,10 +271,10 @@ static void lane_of_global(const struct plan *pl, int g, int *t, int *k)
 
 /* The sender index (sender_rank) of lane k of far site t: the site's
  * lanes in runs of h a sender slot, slots dealt out over the root's
- * site from the root on. */
+ * site from the root on (from sender 1 with s0). */
 static int lane_sender(const struct plan *pl, int t, int k)
 {
-	return (pl->sbase[t] + k / pl->h[t]) % pl->n0;
+	return pl->s0 + (pl->sbase[t] + k / pl->h[t]) % (pl->n0 - pl->s0);
 }
 
 /* The global lanes of sender j in ascending order: the first after g
@@ -316,9 +325,10 @@ static char **sender_bufs(struct coll_sched *s, const struct plan *pl, int j, si
 	return tmps;
 }
 
+/* Senders are indices s0 .. nsenders - 1. */
 static int nsenders(const struct plan *pl)
 {
-	return pl->nslots < pl->n0 ? pl->nslots : pl->n0;
+	return pl->s0 + (pl->nslots < pl->n0 - pl->s0 ? pl->nslots : pl->n0 - pl->s0);
 }
 
 static int check_own(struct coll_sched *s, size_t mine, size_t blen)

@@ -109,6 +109,18 @@ int lanes_B0(int P, int h, int n1)
 	return b;
 }
 
+int lanes_hosts(int dir, int P, int n0)
+{
+	return dir == LANES_GATHER && P > 1 && n0 > 1 ? n0 - 1 : n0;
+}
+
+int lanes_h_min(int dir, int P, int n0)
+{
+	int m = lanes_hosts(dir, P, n0);
+
+	return m < 1 ? P : (P + m - 1) / m;
+}
+
 int lanes_Y_h(int P, int h, int n0, int n1)
 {
 	int S = (P + h - 1) / h, B0 = lanes_B0(P, h, n1);
@@ -120,27 +132,37 @@ int lanes_Y_h(int P, int h, int n0, int n1)
 
 double lanes_T_h(const struct lanes_params *p, int dir, int P, int h, int n0, int n1, double M)
 {
-	int X = lanes_X(P, n1);
-	double nic, lane;
+	int X = lanes_X(P, n1), nfull, k, F = 0;
+	double nic, r, t, w;
 
 	if (dir != LANES_GATHER)
 		return p->L + X * M / lanes_rate(p, dir, P, h)
 			+ lanes_Y_h(P, h, n0, n1) * M / p->b_lan + p->alpha;
 	/* Gather: everything moves at once; the root's NIC takes every
-	 * block in, or the slowest lane (its far collection, its crossing,
-	 * a sender's forwarding of its lanes to the root) is longer */
+	 * block in, or the fullest lane (its far collection, its crossing)
+	 * and what follows it through that NIC is longer */
 	nic = (n0 - 1 + n1) * M / p->b_lan;
-	lane = (X - 1) * M / p->b_lan + X * M / lanes_rate(p, dir, P, h);
-	if ((P + h - 1) / h > 1) {
-		/* the other senders' lanes reach the root's NIC only once
-		 * they have crossed: n1 - B0 blocks after the crossing */
-		double fwd = lane + (n1 - lanes_B0(P, h, n1)) * M / p->b_lan;
+	r = lanes_rate(p, dir, P, h);
+	w = (X - 1) * M / p->b_lan + X * M / r;
+	if (lanes_hosts(dir, P, n0) == n0)
+		/* the root's own lanes: they arrive in place */
+		return p->L + (nic > w ? nic : w) + p->alpha;
+	/* the senders hand their lanes on once all are in: lanes k < nfull
+	 * hold X blocks, the rest X - 1; sender j drives lanes jh..jh+h-1 */
+	nfull = n1 - P * (X - 1);
+	for (k = 0; k < P; k++)
+		if ((k / h) * h < nfull)
+			F += (n1 - k + P - 1) / P;
+	t = w + F * M / p->b_lan;
+	if (t < nic)
+		t = nic;
+	if (nfull < P && X > 1) {
+		double ws = (X - 2) * M / p->b_lan + (X - 1) * M / r + n1 * M / p->b_lan;
 
-		lane += (double)h * X * M / p->b_lan;
-		if (fwd > lane)
-			lane = fwd;
+		if (ws > t)
+			t = ws;
 	}
-	return p->L + (nic > lane ? nic : lane) + p->alpha;
+	return p->L + t + p->alpha;
 }
 
 /*
@@ -266,12 +288,18 @@ int lanes_choose_ph(const struct lanes_params *p, int dir, int n0, int n1, doubl
 		return 1;
 	tbest = lanes_T_h(p, dir, 1, 1, n0, n1, M);
 	for (P = 1; P <= sup; P++)
-		for (hh = (P + n0 - 1) / n0; hh <= P; hh++) {
+		for (hh = lanes_h_min(dir, P, n0); hh <= P; hh++) {
 			double t = lanes_T_h(p, dir, P, hh, n0, n1, M);
+			/* more lanes a host saves forwarding hops where the root
+			 * drives lanes; in Gather without it every lane is
+			 * handed on once whatever h, and fewer a host spread
+			 * the lanes over more NICs */
+			int fewer_hops = lanes_hosts(dir, P, n0) == n0;
 
-			/* clearly less; or, for the same P, no more (within
-			 * rounding): more lanes a host, fewer forwarding hops */
-			if (t < tbest * (1 - 1e-9) || (P == bestP && t <= tbest * (1 + 1e-9))) {
+			/* clearly less; or, for the same P and where it saves
+			 * hops, no more (within rounding) */
+			if (t < tbest * (1 - 1e-9) ||
+			    (fewer_hops && P == bestP && t <= tbest * (1 + 1e-9))) {
 				tbest = t;
 				bestP = P;
 				*h = hh;

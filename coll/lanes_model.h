@@ -26,8 +26,8 @@
  * apart: it is the same (slightly pessimistic for Gather) estimate.
  *
  * Lanes per host (beyond the paper). A host of the root's site may
- * drive h lanes at once (h = 1: paper A; h = P: the root alone, no LAN
- * forwarding hop; in Gather the lanes then end at the root). Whether
+ * drive h lanes at once (h = 1: paper A; h = P: one host, in Scatter
+ * the root alone, no LAN forwarding hop). Whether
  * that pays depends on where the WAN limit sits: per connection (TCP
  * windows: h flows from one host get h times one flow's rate, up to the
  * NIC) or per node (a host's off-site rate: h flows share it). Two
@@ -49,21 +49,31 @@
  * the root's NIC sending every block but its own lanes' before them
  * (n0 >= n1), or the root's forwarding to the last sender and that lane's
  * spreading at the far site (n0 < n1): at h = 1 both are the paper's Y,
- * and T(1, 1) is the single-lane cost. Without measured b_out / b_in
+ * and T(1, 1) is the single-lane cost.
+ *
  * Gather's lanes all cross at once and the root takes every block in at
- * once, so its T(P, h) counts overlap rather than the paper's sum (which
- * measured 14-25% over on the emulated grid with per-host limits):
+ * once, so its T counts overlap rather than the paper's sum (which
+ * measured 14-25% over on the emulated grid with per-host limits). Its
+ * lanes end at the root only when it is the only host that can
+ * take them: one lane (the single-lane baseline), or a site of its own
+ * (lanes_hosts). Otherwise they end at the other hosts of its site,
+ * which hand them to the root once their lanes are in. A lane into the
+ * root would share its NIC with the site's blocks: on the emulated grid
+ * at 20 ms the root taking its 8 lanes (h = 8, predicted 5.3 s at 4 MiB
+ * with no such term) took 9.9 s, one lane on each host (P = 8) 10.9 s
+ * against 7.9 predicted, the LAN flows' short round trips winning the
+ * NIC's queue from the window-limited lanes. With the root driving no
+ * lane its NIC is a single server that has its site's n0 - 1 blocks
+ * from the start and a sender's lanes once the fullest of them has
+ * crossed (the root's own lanes, P = 1 or n0 = 1: W(X) alone beside
+ * its NIC's blocks, the single-lane cost when n1 >= n0 and b_wan <= b_lan):
  *
- *   T_g(P, h) = L + max((n0 - 1 + n1)·M / b_lan,  W + [h·X·M / b_lan],
- *                       W + [(n1 - B0)·M / b_lan]) + alpha
- *   W = (X - 1)·M / b_lan + X·M / r(P, h)
+ *   T_g(P, h) = L + max((n0 - 1 + n1)·M / b_lan,
+ *                       W(X) + F·M / b_lan,  W(X - 1) + n1·M / b_lan) + alpha
+ *   W(x) = (x - 1)·M / b_lan + x·M / r(P, h)
  *
- * the root's NIC inbound; the fullest lane (its far collection and
- * crossing, W) and, with S > 1 (bracketed terms), a sender's forwarding
- * of its h lanes to the root; or the other senders' lanes, which reach
- * the root's NIC only once they have crossed. With n1 >= n0 and b_wan <= b_lan its
- * T_g(1, 1) is the single-lane cost; with n0 > n1 it is lower (the root's
- * site's blocks arrive while the lane crosses).
+ * F the blocks of the senders that drive a lane of X blocks; the last
+ * term only where some lanes have X - 1 (n1 not a multiple of P).
  *
  * Without measured b_out / b_in
  * (bout_max, bin_max 0) a host is taken as node-limited, b_end(h) =
@@ -129,11 +139,18 @@ double lanes_rate(const struct lanes_params *p, int dir, int P, int h);
 /* Blocks on the root's own h lanes (B0 above). */
 int lanes_B0(int P, int h, int n1);
 
+/* Hosts of the root's site that drive lanes when P lanes go to one far
+ * site: n0, but n0 - 1 in Gather with P > 1 and n0 > 1 (the root drives
+ * none, see above); and the fewest lanes a host that leaves for them,
+ * ceil(P / lanes_hosts), which coll/lanes.c raises a forced h to. */
+int lanes_hosts(int dir, int P, int n0);
+int lanes_h_min(int dir, int P, int n0);
+
 /* Y(P, h); lanes_Y_h(P, 1, n0, n1) == lanes_Y(P, n0, n1). */
 int lanes_Y_h(int P, int h, int n0, int n1);
 
 /* T(P, h) (Scatter with h = 1 and no b_out/b_in: lanes_T; Gather:
- * T_g above). 1 <= h <= P and ceil(P / h) <= n0. */
+ * T_g above). 1 <= h <= P and ceil(P / h) <= lanes_hosts. */
 double lanes_T_h(const struct lanes_params *p, int dir, int P, int h, int n0, int n1, double M);
 
 /*
@@ -160,8 +177,8 @@ double lanes_T_h(const struct lanes_params *p, int dir, int P, int h, int n0, in
  */
 double lanes_T_sched(const struct lanes_params *p, int P, int h, int n0, int n1, double M);
 
-/* argmin of T(P, h) over P in 1..min(n1, LANES_PMAX), h in 1..P with
- * ceil(P / h) <= n0; ties to the smaller P. Returns
+/* argmin of T(P, h) over P in 1..min(n1, LANES_PMAX), h in
+ * lanes_h_min..P; ties to the smaller P. Returns
  * P and sets *h; for one P, equal times (to rounding) take the larger h
  * (fewer forwarding hops). Deterministic like lanes_choose. */
 int lanes_choose_ph(const struct lanes_params *p, int dir, int n0, int n1, double M, int *h);

@@ -251,11 +251,12 @@ START_TEST(test_h_unmeasured)
 		P = lanes_choose_ph(&p, LANES_SCATTER, 32, 32, MIB, &h);
 		ck_assert_int_eq(P, lanes_choose(&p, 32, 32, MIB));
 		ck_assert_int_eq(h, 1);
-		/* n0 < n1, Gather: the lanes overlap (T_g), never worse than
-		 * the paper's choice under the paper's sum */
+		/* n0 < n1, Gather: the lanes end at the root's 3 other hosts
+		 * (lanes_hosts) and beat the single lane */
 		P = lanes_choose_ph(&p, LANES_GATHER, 4, 8, MIB, &h);
-		ck_assert(lanes_T_h(&p, LANES_GATHER, P, h, 4, 8, MIB) <=
-			  lanes_T(&p, lanes_choose(&p, 4, 8, MIB), 4, 8, MIB));
+		ck_assert_int_ge(h, lanes_h_min(LANES_GATHER, P, 4));
+		ck_assert(lanes_T_h(&p, LANES_GATHER, P, h, 4, 8, MIB) <
+			  lanes_T_simple(&p, 4, 8, MIB));
 		/* T_g(1, 1) with n1 >= n0 is the single-lane cost */
 		ck_assert_double_eq_tol(lanes_T_h(&p, LANES_GATHER, 1, 1, 4, 8, MIB),
 					lanes_T_simple(&p, 4, 8, MIB), 1e-12);
@@ -291,16 +292,30 @@ START_TEST(test_window)
 	P = lanes_choose_ph(&p, LANES_SCATTER, 4, 4, M1, &h);
 	ck_assert_int_eq(P, 4);
 	ck_assert_int_eq(h, 4);
-	/* Gather at P = 4: the root's NIC takes 7 blocks in whatever h; the
-	 * tie goes to the root alone (no forwarding hop) */
-	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_GATHER, 4, 1, 4, 4, M1), LA + 7 * TL, 1e-9);
-	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_GATHER, 4, 4, 4, 4, M1), LA + 7 * TL, 1e-9);
+	/* Gather's lanes end at the root's 3 other hosts: P = 4 takes two
+	 * a host at least; one block a lane crosses (4 TL) and the 4 reach
+	 * the root after it (its 3 own blocks came meanwhile), whatever h */
+	ck_assert_int_eq(lanes_hosts(LANES_GATHER, 4, 4), 3);
+	ck_assert_int_eq(lanes_h_min(LANES_GATHER, 4, 4), 2);
+	ck_assert_int_eq(lanes_h_min(LANES_SCATTER, 4, 4), 1);
+	ck_assert_int_eq(lanes_hosts(LANES_GATHER, 1, 4), 4);
+	ck_assert_int_eq(lanes_hosts(LANES_GATHER, 4, 1), 1);
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_GATHER, 4, 2, 4, 4, M1), LA + 8 * TL, 1e-9);
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_GATHER, 4, 4, 4, 4, M1), LA + 8 * TL, 1e-9);
+	/* P = 3: lanes of 2, 1, 1 blocks; the first (collected, 1 TL, and
+	 * crossed, 8) is handed on last, its 2 blocks after 9 TL; the
+	 * short lanes' 2 from 4 TL, with the other 2 behind them: 8 TL */
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_GATHER, 3, 1, 4, 4, M1), LA + 11 * TL, 1e-9);
+	/* a root's site of one host: it takes the lanes itself, nothing
+	 * handed on: 4 blocks a lane at 25 over 4 lanes at once */
+	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_GATHER, 4, 4, 1, 4, M1), LA + 4 * TL, 1e-9);
 	/* P = 1: the lane's far collection (3) and crossing (4) */
 	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_GATHER, 1, 1, 4, 4, M1),
 				LA + 3 * TL + 4 * M1 / (25 * MBIT), 1e-9);
+	/* ties keep the fewest lanes a host: every lane is handed on once */
 	P = lanes_choose_ph(&p, LANES_GATHER, 4, 4, M1, &h);
 	ck_assert_int_eq(P, 4);
-	ck_assert_int_eq(h, 4);
+	ck_assert_int_eq(h, 2);
 	/* 4 MiB: the same choice, T scales */
 	P = lanes_choose_ph(&p, LANES_SCATTER, 4, 4, 4 * M1, &h);
 	ck_assert_int_eq(P * 10 + h, 44);
@@ -327,11 +342,11 @@ START_TEST(test_rate)
 	ck_assert_int_eq(P * 10 + h, 41);
 	ck_assert_double_eq_tol(lanes_T_h(&p, LANES_SCATTER, 4, 1, 4, 4, M1),
 				LA + TW + 6 * TL, 1e-9);
-	/* Gather: the far hosts each send one lane (25 each), the root
-	 * takes all four in: the lanes end at the root */
+	/* Gather: the far hosts each send one lane (25 each), a host of
+	 * the root's site takes two or more in at 25 each (b_in) */
 	ck_assert_double_eq_tol(lanes_rate(&p, LANES_GATHER, 4, 4), 25 * MBIT, 1e-6);
 	P = lanes_choose_ph(&p, LANES_GATHER, 4, 4, M1, &h);
-	ck_assert_int_eq(P * 10 + h, 44);
+	ck_assert_int_eq(P * 10 + h, 42);
 	/* a root's site of 2 hosts, 8 far: P = 2, h = 1 crosses 4 blocks a
 	 * lane at 25 Mbit/s then spreads 3 at the far site (Y = 1 + 4 + 3);
 	 * P = 8, h = 4 crosses one block a lane at 6.25 (the same WAN time)
