@@ -33,6 +33,9 @@ coll/lanes_model.c). Options:
                     lane, as paper A's lanes (calibration alike)
   --wan-auto        the utilisation part (wan) runs Michi automatic only (its
                     single-lane series from an earlier run)
+  --impls LIST      only these of michi-p1, michi-auto, mpich, openmpi (sg and
+                    wan) and michi, michi-forced, mpich, openmpi (coll), e.g. to
+                    run one again after a change (default: all)
   --set VAR=VAL     a variable of the spec for `test/net/grid up` (e.g.
                     lanes=rate: the node-limited variant of two-sites-16);
                     repeatable, recorded in config.txt
@@ -246,6 +249,8 @@ def main(argv):
             o['params'][d] = s
         elif x == '--wan-auto':
             o['wan_auto'] = True
+        elif x == '--impls':
+            o['impls'] = a.pop(0).split(',')
         elif x == '--tcp-split':
             o['tcp_split'] = True
         elif x == '--set':
@@ -277,7 +282,7 @@ def main(argv):
             'delays': o['delays'],
             'parts': o['parts'], 'force': o['force'], 'set': o['set'],
             'tcp_split': o['tcp_split'], 'wan_auto': o.get('wan_auto', False),
-            'params': {}}
+            'impls': o.get('impls'), 'params': {}}
 
     def bye(*_):
         raise KeyboardInterrupt
@@ -328,6 +333,9 @@ def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters,
     impls_coll = {'michi': {'MICHI_COLL_SITE_RANKS': str(n0)}, 'mpich': {}, 'openmpi': {}}
     if conf['force']:
         impls_coll['michi-forced'] = dict(impls_coll['michi'], **conf['force'])
+    if conf['impls']:
+        impls_sg = {k: v for k, v in impls_sg.items() if k in conf['impls']}
+        impls_coll = {k: v for k, v in impls_coll.items() if k in conf['impls']}
     parts = conf['parts']
     # rows go to the CSVs as each run ends, so a stopped run keeps what it measured
     hdr = ['impl', 'round', 'op', 'size', 'calls', 'median', 'min', 'max', 'late_max']
@@ -342,6 +350,8 @@ def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters,
 
     def rot(names, r):
         names = list(names)
+        if not names:
+            return []
         k = r % len(names)
         return names[k:] + names[:k]
 
@@ -377,7 +387,8 @@ def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters,
         if r != 1 or secs(delay) < 0.02 - 1e-9:
             return
         for op in ('scatter', 'gather'):
-            for impl in (('michi-auto',) if conf['wan_auto'] else ('michi-p1', 'michi-auto')):
+            for impl in [i for i in ('michi-p1', 'michi-auto') if i in impls_sg and
+                         (i == 'michi-auto' or not conf['wan_auto'])]:
                 lim = b.limit([op], [psize], 3, delay, n0, n1)
                 res, calls, t0, t1 = b.run(delay, 'wan', impl, 1, impls_sg[impl],
                                            ['-t', op, '-m', str(psize), '-i', '3', '-w', '1'], lim)

@@ -194,8 +194,11 @@ static michi_status_t allreduce_sum(const struct coll_comm *c, double *v, size_t
 
 /* Per pair in the agreement's vector: known, L, alpha, b_lan, pmax, then
  * b_wan (the profile's) or b_WAN(1) and the P_sup lanes' rates summed
- * (measured). */
-#define SLOT (6 + LANES_PMAX)
+ * (measured); then the profile's b_out and b_in tables (their lengths at
+ * SLOT_HOST, the entries after them), which a first-use measurement
+ * leaves empty. */
+#define SLOT_HOST (6 + LANES_PMAX)
+#define SLOT (SLOT_HOST + 2 + 2 * LANES_PMAX)
 
 /*
  * The first-use measurement of sites sa and sb into v (this rank's
@@ -280,6 +283,14 @@ static void params_from(struct lanes_params *p, const double *w, int psup)
 		p->pmax = (int)w[4];
 		for (P = 0; P < p->pmax; P++)
 			p->b_wan[P] = w[5 + P];
+		/* how a host's flows across add up (coll/lanes_model.h: b_out,
+		 * b_in), without which the model takes hosts as node-limited */
+		p->bout_max = (int)w[SLOT_HOST];
+		p->bin_max = (int)w[SLOT_HOST + 1];
+		for (P = 0; P < p->bout_max; P++)
+			p->b_out[P] = w[SLOT_HOST + 2 + P];
+		for (P = 0; P < p->bin_max; P++)
+			p->b_in[P] = w[SLOT_HOST + 2 + LANES_PMAX + P];
 	} else {          /* measured: lane k's burst took w[6 + k] seconds */
 		double sum = 0, len = (double)(probe_bytes ? probe_bytes : 1);
 
@@ -335,6 +346,12 @@ static michi_status_t agree(const struct coll_comm *c, struct lanes_grid *g)
 				w[4] = e[i].p.pmax;
 				for (P = 0; P < e[i].p.pmax; P++)
 					w[5 + P] = e[i].p.b_wan[P];
+				w[SLOT_HOST] = e[i].p.bout_max;
+				w[SLOT_HOST + 1] = e[i].p.bin_max;
+				for (P = 0; P < e[i].p.bout_max; P++)
+					w[SLOT_HOST + 2 + P] = e[i].p.b_out[P];
+				for (P = 0; P < e[i].p.bin_max; P++)
+					w[SLOT_HOST + 2 + LANES_PMAX + P] = e[i].p.b_in[P];
 			}
 		free(e);
 	}

@@ -479,6 +479,34 @@ MICHI_EXPORT int michi_grid_params(MPI_Comm comm, int sa, int sb, double *L, dou
 	return P;
 }
 
+/*
+ * The b_out(h) and b_in(h) tables (coll/lanes_model.h) comm uses between
+ * sa and sb, as michi_grid_params (collective the same way): up to max
+ * entries each into b_out and b_in, their counts in *nout and *nin (0:
+ * none, hosts taken as node-limited). Returns 0, or -1 as michi_grid_params.
+ */
+MICHI_EXPORT int michi_grid_host_params(MPI_Comm comm, int sa, int sb, double *b_out, int *nout,
+					double *b_in, int *nin, int max)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	const struct lanes_params *p;
+	struct coll_comm cc;
+	int h;
+
+	if (!c || c->local || comm == MPI_COMM_NULL)
+		return -1;
+	michi_coll_comm(c, &cc);
+	if (!cc.sites || !(p = lanes_params_for(&cc, sa, sb, 1)))
+		return -1;
+	for (h = 0; h < p->bout_max && h < max; h++)
+		b_out[h] = p->b_out[h];
+	*nout = h;
+	for (h = 0; h < p->bin_max && h < max; h++)
+		b_in[h] = p->b_in[h];
+	*nin = h;
+	return 0;
+}
+
 /* What lanes_observe records, from outside: local, any time. */
 MICHI_EXPORT void michi_grid_observe(MPI_Comm comm, int sa, int sb, int P, size_t bytes,
 				     double seconds)

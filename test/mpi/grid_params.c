@@ -9,7 +9,9 @@
  *   - with GRID_PARAMS_PROFILE=1, rank 0 writes a profile before the first
  *     collective (the path each rank put in MICHI_GRID_PROFILE before
  *     MPI_Init, unique to this job) and every rank gets its numbers, the
- *     one-lane entry extended by ideal sharing to the second lane;
+ *     one-lane entry extended by ideal sharing to the second lane, and
+ *     its b_out(h) and b_in(h) tables (a job that read them without these
+ *     took its hosts as node-limited and chose other lanes);
  *   - refinement: observations of P = 2 lanes at a known rate move
  *     b_WAN(2), within any lanes_refine_every calls, by the moving average's
  *     weight, identically on every rank (observations made on some ranks
@@ -29,6 +31,8 @@
 int michi_grid_params(MPI_Comm comm, int sa, int sb, double *L, double *alpha, double *b_lan,
 		      double *b_wan, int nb_wan);
 void michi_grid_observe(MPI_Comm comm, int sa, int sb, int P, size_t bytes, double seconds);
+int michi_grid_host_params(MPI_Comm comm, int sa, int sb, double *b_out, int *nout, double *b_in,
+			   int *nin, int max);
 
 #define NB 64
 struct params {
@@ -83,7 +87,8 @@ int main(int argc, char **argv)
 		FILE *f = fopen(path, "w");
 
 		if (!f || fprintf(f, "michi-grid-profile 1\n# test/mpi/grid_params.c\n"
-				  "pair site1 site0 L=4ms,alpha=200us,b_lan=100mbit,b_wan=24mbit\n"
+				  "pair site1 site0 L=4ms,alpha=200us,b_lan=100mbit,b_wan=24mbit,"
+				  "b_out=24mbit,40mbit,b_in=24mbit,48mbit,64mbit\n"
 				  "pair site0 site7 L=1,alpha=1,b_lan=1,b_wan=1\n") < 0 || fclose(f))
 			mtest_error("cannot write %s", path);
 	}
@@ -151,7 +156,39 @@ int main(int argc, char **argv)
 			if (p.b_wan[P - 1] != 3e6 / P)
 				mtest_error("b_wan(%d) %g, not one lane's rate shared, %g", P,
 					    p.b_wan[P - 1], 3e6 / P);
-	} else {
+	}
+	{
+		/* the host tables: the profile's on every rank, none measured */
+		double t[2 * NB + 2];
+		int no = -1, ni = -1;
+		static const double bo[] = { 3e6, 5e6 }, bi[] = { 3e6, 6e6, 8e6 };
+
+		memset(t, 0, sizeof(t));
+		if (michi_grid_host_params(MPI_COMM_WORLD, 0, 1, t, &no, t + NB, &ni, NB))
+			mtest_error("michi_grid_host_params failed");
+		t[2 * NB] = no;
+		t[2 * NB + 1] = ni;
+		for (k = 0; profile && k < 3; k++)
+			if ((k < 2 && t[k] != bo[k]) || t[NB + k] != bi[k])
+				mtest_error("host tables: b_out(%d) %g, b_in(%d) %g, not the profile's",
+					    k + 1, t[k], k + 1, t[NB + k]);
+		if (profile ? no != 2 || ni != 3 : no != 0 || ni != 0)
+			mtest_error("host tables of %d and %d entries (%s)", no, ni,
+				    profile ? "the profile has 2 and 3" : "measured: none");
+		{
+			double *all = mtest_malloc((size_t)size * sizeof(t));
+			int r;
+
+			MPI_Allgather(t, (int)sizeof(t), MPI_BYTE, all, (int)sizeof(t), MPI_BYTE,
+				      MPI_COMM_WORLD);
+			for (r = 1; r < size; r++)
+				if (memcmp(all + (size_t)r * (2 * NB + 2), t, sizeof(t)))
+					mtest_error("rank %d's host tables differ from rank %d's", r,
+						    rank);
+			free(all);
+		}
+	}
+	if (!profile) {
 		if (!(p.L > 0 && p.L < 1 && p.b_wan[0] > 0 && (per < 2 || (p.alpha > 0 && p.b_lan > 0))))
 			mtest_error("measured: L %g alpha %g b_lan %g b_wan(1) %g", p.L, p.alpha,
 				    p.b_lan, p.b_wan[0]);
