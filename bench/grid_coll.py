@@ -25,6 +25,9 @@ coll/lanes_model.c). Options:
                     `michi_info --calibrate-grid` measures them on each delay's
                     grid (profile-D.txt), and Michi reads that profile
                     (MICHI_GRID_PROFILE) as a user's job would
+  --profile D=PATH  the cost model's parameters at delay D from a profile an
+                    earlier run's calibration wrote (Michi reads it through
+                    MICHI_GRID_PROFILE as with its own calibration)
   --remodel         only write model-D.csv again for a finished run in OUTDIR
                     (its config.txt's parameters)
   --tcp-split       Michi as it comes: a node pair's payloads from 1 MiB go
@@ -249,6 +252,9 @@ def main(argv):
             o['params'][d] = s
         elif x == '--wan-auto':
             o['wan_auto'] = True
+        elif x == '--profile':
+            d, s = a.pop(0).split('=', 1)
+            o.setdefault('profiles', {})[d] = os.path.abspath(s)
         elif x == '--impls':
             o['impls'] = a.pop(0).split(',')
         elif x == '--tcp-split':
@@ -295,7 +301,7 @@ def main(argv):
     try:
         for delay in o['delays']:
             one_delay(b, conf, delay, o['params'].get(delay), spec, sizes, psize, csizes,
-                      rounds, iters, n0, n1, write_conf)
+                      rounds, iters, n0, n1, write_conf, o.get('profiles', {}).get(delay))
     finally:
         if b.current and b.current.poll() is None:
             b.kill_tree(b.current)
@@ -304,7 +310,7 @@ def main(argv):
 
 
 def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters, n0, n1,
-              write_conf):
+              write_conf, given_profile=None):
     out = b.out
     sets = [f'delay={delay}'] + conf['set']
     up = subprocess.run([GRID, 'up', spec] + sets, capture_output=True, text=True,
@@ -314,7 +320,13 @@ def one_delay(b, conf, delay, params, spec, sizes, psize, csizes, rounds, iters,
                          f'{up.stderr.strip()}')
     log(f'grid up {spec} {" ".join(sets)}', b.runlog)
     profile = None
-    if not params:
+    if given_profile:
+        pairs = [x.split() for x in open(given_profile) if x.startswith('pair ')]
+        if len(pairs) != 1 or len(pairs[0]) != 4:
+            raise SystemExit(f'grid-coll: {given_profile}: not one pair of sites')
+        profile, params = given_profile, pairs[0][3]
+        log(f'profile at {delay}: {given_profile}: {params}', b.runlog)
+    elif not params:
         profile, params = calibrate(b, delay, n0, n1, conf['tcp_split'])
     conf['params'][delay] = params
     write_conf()

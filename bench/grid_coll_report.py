@@ -276,7 +276,8 @@ def wan(out, delay, md):
            'headers included): the peak interval; the mean over the intervals that',
            'lie wholly inside a timed call; and the mean over each call\'s crossing',
            '(paper A\'s WAN phase: from its first to its last interval carrying at',
-           'least 10% of the path), with the crossing\'s length (median over the calls).', '',
+           'least a quarter of the call\'s busiest), with the crossing\'s length',
+           '(median over the calls).', '',
            '| op | Michi | peak | mean in calls | mean while crossing | crossing |',
            '|---|---|---|---|---|---|']
     plots = {}
@@ -290,7 +291,7 @@ def wan(out, delay, md):
         for c in calls:
             xs = [x for t, x in u if float(c['start_s']) <= t - 0.1 and t <= float(c['end_s'])]
             inside += xs
-            busy = [i for i, x in enumerate(xs) if x >= 0.1]
+            busy = [i for i, x in enumerate(xs) if xs and x > 0 and x >= max(xs) / 4]
             if busy:
                 cross += xs[busy[0]:busy[-1] + 1]
                 clen.append((busy[-1] + 1 - busy[0]) * 0.1)

@@ -59,10 +59,11 @@
  * (lanes_hosts). Otherwise they end at the other hosts of its site,
  * which hand them to the root once their lanes are in. A lane into the
  * root would share its NIC with the site's blocks: on the emulated grid
- * at 20 ms the root taking its 8 lanes (h = 8, predicted 5.3 s at 4 MiB
- * with no such term) took 9.9 s, one lane on each host (P = 8) 10.9 s
- * against 7.9 predicted, the LAN flows' short round trips winning the
- * NIC's queue from the window-limited lanes. With the root driving no
+ * at 20 ms one lane on each host, the root's among them (P = 8), took
+ * 9.9-10.9 s at 4 MiB against 7.6-7.9 predicted, the LAN flows' short
+ * round trips winning the NIC's queue from the window-limited lanes;
+ * the same 8 lanes two a host on four others took 7.6 s, 7.9 predicted
+ * (bench/results/2026-11-29-grid-coll-20ms). With the root driving no
  * lane its NIC is a single server that has its site's n0 - 1 blocks
  * from the start and a sender's lanes once the fullest of them has
  * crossed (the root's own lanes, P = 1 or n0 = 1: W(X) alone beside
