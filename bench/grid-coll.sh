@@ -70,7 +70,7 @@ cc -O2 -I"$TOP/coll" -o "$WORK/lanes_predict" "$TOP/bench/lanes_predict.c" "$TOP
 	echo "memory: $(free -g | awk '/^Mem:/ {print $2 " GiB"}')"
 	echo "kernel: $(uname -r)"
 	echo "commit: $(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-	echo "michi: $MICHI_PREFIX"
+	echo "michi: ${MICHI_PREFIX#"$TOP"/}"
 	echo "mpich: $(mpichversion 2>/dev/null | sed -n 's/^MPICH Version: *//p' | head -n 1)"
 	echo "openmpi: $(mpirun.openmpi --version 2>/dev/null | head -n 1)"
 	echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"

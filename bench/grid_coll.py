@@ -72,7 +72,10 @@ def log(msg, f=None):
     line = time.strftime('%H:%M:%S ') + msg
     print(line, flush=True)
     if f:
-        f.write(line + '\n')
+        # the results folder and the tree by their names, not this
+        # machine's paths (results are committed)
+        out = os.path.dirname(os.path.abspath(f.name))
+        f.write(line.replace(out + '/', '').replace(TOP + '/', '') + '\n')
         f.flush()
 
 
