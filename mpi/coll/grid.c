@@ -458,18 +458,24 @@ int michi_grid_calibrate(const char *out, size_t bytes, int verbose)
  * two of its sites. Declared by the callers (test/mpi/grid_params.c,
  * bench/), like michi_tunables_print.
  */
+static const struct lanes_params *grid_params_of(MPI_Comm comm, int sa, int sb)
+{
+	struct michi_comm *c = michi_comm_get(comm);
+	struct coll_comm cc;
+
+	if (!c || c->local || comm == MPI_COMM_NULL)
+		return NULL;
+	michi_coll_comm(c, &cc);
+	return cc.sites ? lanes_params_for(&cc, sa, sb, 1) : NULL;
+}
+
 MICHI_EXPORT int michi_grid_params(MPI_Comm comm, int sa, int sb, double *L, double *alpha,
 				   double *b_lan, double *b_wan, int nb_wan)
 {
-	struct michi_comm *c = michi_comm_get(comm);
-	const struct lanes_params *p;
-	struct coll_comm cc;
+	const struct lanes_params *p = grid_params_of(comm, sa, sb);
 	int P;
 
-	if (!c || c->local || comm == MPI_COMM_NULL)
-		return -1;
-	michi_coll_comm(c, &cc);
-	if (!cc.sites || !(p = lanes_params_for(&cc, sa, sb, 1)))
+	if (!p)
 		return -1;
 	*L = p->L;
 	*alpha = p->alpha;
@@ -488,15 +494,10 @@ MICHI_EXPORT int michi_grid_params(MPI_Comm comm, int sa, int sb, double *L, dou
 MICHI_EXPORT int michi_grid_host_params(MPI_Comm comm, int sa, int sb, double *b_out, int *nout,
 					double *b_in, int *nin, int max)
 {
-	struct michi_comm *c = michi_comm_get(comm);
-	const struct lanes_params *p;
-	struct coll_comm cc;
+	const struct lanes_params *p = grid_params_of(comm, sa, sb);
 	int h;
 
-	if (!c || c->local || comm == MPI_COMM_NULL)
-		return -1;
-	michi_coll_comm(c, &cc);
-	if (!cc.sites || !(p = lanes_params_for(&cc, sa, sb, 1)))
+	if (!p)
 		return -1;
 	for (h = 0; h < p->bout_max && h < max; h++)
 		b_out[h] = p->b_out[h];
