@@ -18,8 +18,8 @@
  * sites, the senders are shared out. Gather with more than one lane
  * deals the slots over the root's site without the root (when it has
  * other hosts; lanes_hosts): a lane into the root would share its NIC
- * with the site's blocks, whose short round trips win. P and h per far site come from the
- * cost model (coll/lanes_model.h, lanes_choose_ph) with the
+ * with the site's blocks, whose short round trips win. P and h per far
+ * site come from the cost model (coll/lanes_model.h, lanes_choose_ph) with the
  * communicator's parameters, each far site's as if it were the only one
  * (n0 and its own size; the model has no term for far sites sharing the
  * root's senders), or the coll_lanes_p and coll_lanes_h tunables; every
@@ -119,7 +119,6 @@ static int plan_make(struct coll_sched *s, struct plan *pl, int root, size_t ble
 	pl->sbase = pl->h + ss->nsites;
 	pl->nlanes = 0;
 	pl->nslots = 0;
-	pl->s0 = 0;
 	for (t = 0; t < ss->nsites; t++) {
 		int n1 = ss->first[t + 1] - ss->first[t], P, h = 1, hmin;
 
@@ -164,8 +163,8 @@ static int plan_make(struct coll_sched *s, struct plan *pl, int root, size_t ble
 		pl->nlanes += P;
 		pl->nslots += (P + h - 1) / h;
 	}
-	if (gather && pl->n0 > 1 && pl->nlanes > 1)
-		pl->s0 = 1;
+	/* the model's rule for which hosts drive lanes, over all the lanes */
+	pl->s0 = pl->n0 - lanes_hosts(dir, pl->nlanes, pl->n0);
 	michi_debug("coll lanes: root %d, %d lanes over %d far sites from %d sender slots, "
 		    "%zu-byte blocks", root, pl->nlanes, ss->nsites - 1, pl->nslots, blen);
 	return 0;

@@ -179,9 +179,11 @@ double lanes_T_h(const struct lanes_params *p, int dir, int P, int h, int n0, in
 double lanes_T_sched(const struct lanes_params *p, int P, int h, int n0, int n1, double M);
 
 /* argmin of T(P, h) over P in 1..min(n1, LANES_PMAX), h in
- * lanes_h_min..P; ties to the smaller P. Returns
- * P and sets *h; for one P, equal times (to rounding) take the larger h
- * (fewer forwarding hops). Deterministic like lanes_choose. */
+ * lanes_h_min..P; ties to the smaller P. Returns P and sets *h; for one
+ * P, equal times (to rounding) take the larger h where the root drives
+ * lanes (fewer forwarding hops), the smaller in Gather otherwise (every
+ * lane is handed on once; more NICs take them). Deterministic like
+ * lanes_choose. */
 int lanes_choose_ph(const struct lanes_params *p, int dir, int n0, int n1, double M, int *h);
 
 /*
